@@ -1,0 +1,32 @@
+import { createHttpServer, migrateToLatest, packageVersion } from '@relay/server-kit'
+import type { CloudConfig } from './config.js'
+import { type CloudDatabase, openDatabase } from './db/database.js'
+import { migrations } from './db/migrations/index.js'
+import { healthRoutes } from './health/routes.js'
+
+export type CloudOverrides = {
+  /** An already opened database; the app migrates it but does not close it. */
+  database?: CloudDatabase
+}
+
+export const version = packageVersion(import.meta.url)
+
+/** The composition root of the cloud service: everything is wired here with plain calls. */
+export async function createApp(config: CloudConfig, overrides: CloudOverrides = {}) {
+  const app = createHttpServer({ logger: { level: config.logLevel, pretty: config.prettyLogs } })
+  const database = overrides.database ?? (await openDatabase(config))
+  if (!overrides.database) {
+    app.addHook('onClose', () => database.close())
+  }
+  try {
+    const applied = await migrateToLatest(database.db, migrations)
+    app.log.info({ driver: database.driver, applied }, 'database ready')
+  } catch (err) {
+    await app.close()
+    throw err
+  }
+  await app.register(healthRoutes, { database, version, startedAt: performance.now() })
+  return app
+}
+
+export type CloudApp = Awaited<ReturnType<typeof createApp>>

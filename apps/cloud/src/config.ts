@@ -1,0 +1,48 @@
+import { LogLevel, parseEnv } from '@relay/server-kit'
+import { type Static, Type } from 'typebox'
+
+const CloudEnv = Type.Object({
+  CLOUD_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8787 }),
+  CLOUD_HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  /** The address relays and browsers use to reach this cloud; defaults to http://host:port. */
+  CLOUD_PUBLIC_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://' })),
+  CLOUD_DATA_DIR: Type.String({ minLength: 1, default: './data/cloud' }),
+  /** PostgreSQL connection string; without it the cloud runs on embedded PGlite in the data folder. */
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  LOG_LEVEL: Type.Enum(LogLevel, { default: 'info' }),
+  LOG_PRETTY: Type.Boolean({ default: false }),
+})
+
+export type CloudConfig = Readonly<{
+  port: number
+  host: string
+  publicUrl: string
+  dataDir: string
+  databaseUrl: string | undefined
+  logLevel: Static<typeof CloudEnv>['LOG_LEVEL']
+  prettyLogs: boolean
+}>
+
+/** Reads and checks the cloud's configuration once; throws a ConfigError naming every bad key. */
+export function loadConfig(env: Record<string, string | undefined>): CloudConfig {
+  const parsed = parseEnv(CloudEnv, env)
+  return Object.freeze({
+    port: parsed.CLOUD_PORT,
+    host: parsed.CLOUD_HOST,
+    publicUrl: (parsed.CLOUD_PUBLIC_URL ?? `http://${hostForUrl(parsed.CLOUD_HOST)}:${parsed.CLOUD_PORT}`).replace(
+      /\/$/,
+      '',
+    ),
+    dataDir: parsed.CLOUD_DATA_DIR,
+    databaseUrl: parsed.DATABASE_URL,
+    logLevel: parsed.LOG_LEVEL,
+    prettyLogs: parsed.LOG_PRETTY,
+  })
+}
+
+function hostForUrl(host: string): string {
+  if (host === '0.0.0.0' || host === '::') {
+    return '127.0.0.1'
+  }
+  return host.includes(':') ? `[${host}]` : host
+}

@@ -1,0 +1,40 @@
+import { fileURLToPath } from 'node:url'
+import { LogLevel, parseEnv } from '@relay/server-kit'
+import { type Static, Type } from 'typebox'
+
+const RelayEnv = Type.Object({
+  RELAY_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  RELAY_HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  RELAY_DATA_DIR: Type.String({ minLength: 1, default: './data/relay' }),
+  /** The built web UI that the relay serves; defaults to apps/web/dist beside this app. */
+  RELAY_WEB_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  CLOUD_URL: Type.String({ format: 'uri', pattern: '^https?://', default: 'http://127.0.0.1:8787' }),
+  LOG_LEVEL: Type.Enum(LogLevel, { default: 'info' }),
+  LOG_PRETTY: Type.Boolean({ default: false }),
+})
+
+export type RelayConfig = Readonly<{
+  port: number
+  host: string
+  dataDir: string
+  webDir: string
+  cloudUrl: string
+  logLevel: Static<typeof RelayEnv>['LOG_LEVEL']
+  prettyLogs: boolean
+}>
+
+export const defaultWebDir = fileURLToPath(new URL('../../web/dist', import.meta.url))
+
+/** Reads and checks the relay's configuration once; throws a ConfigError naming every bad key. */
+export function loadConfig(env: Record<string, string | undefined>): RelayConfig {
+  const parsed = parseEnv(RelayEnv, env)
+  return Object.freeze({
+    port: parsed.RELAY_PORT,
+    host: parsed.RELAY_HOST,
+    dataDir: parsed.RELAY_DATA_DIR,
+    webDir: parsed.RELAY_WEB_DIR ?? defaultWebDir,
+    cloudUrl: parsed.CLOUD_URL.replace(/\/$/, ''),
+    logLevel: parsed.LOG_LEVEL,
+    prettyLogs: parsed.LOG_PRETTY,
+  })
+}

@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto'
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+
+export const identityFile = 'identity.json'
+
+export type Identity = { backendId: string; createdAt: string }
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/**
+ * The relay's identity, created once at first start and kept in `<dataDir>/identity.json`.
+ * The cloud ties backups to this id, so a damaged file stops startup rather than minting a new one.
+ */
+export function loadOrCreateIdentity(dataDir: string, now: Date = new Date()): Identity {
+  mkdirSync(dataDir, { recursive: true })
+  const file = path.join(dataDir, identityFile)
+  const existing = readIdentity(file)
+  if (existing) {
+    return existing
+  }
+  const identity: Identity = { backendId: randomUUID(), createdAt: now.toISOString() }
+  // Written whole to a temp file, then linked into place: the link fails if another process won the race.
+  const temp = `${file}.${process.pid}.tmp`
+  writeFileSync(temp, `${JSON.stringify(identity, null, 2)}\n`)
+  try {
+    linkSync(temp, file)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
+      throw err
+    }
+  } finally {
+    unlinkSync(temp)
+  }
+  return readIdentity(file) ?? identity
+}
+
+function readIdentity(file: string): Identity | undefined {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      return undefined
+    }
+    throw err
+  }
+  let parsed: Partial<Identity>
+  try {
+    parsed = JSON.parse(text) as Partial<Identity>
+  } catch {
+    throw new Error(`${file} is not valid JSON; restore it from a backup or remove it to create a new backend id`)
+  }
+  if (typeof parsed.backendId !== 'string' || !uuidPattern.test(parsed.backendId)) {
+    throw new Error(`${file} holds no valid backendId; restore it from a backup or remove it to create a new one`)
+  }
+  return { backendId: parsed.backendId.toLowerCase(), createdAt: String(parsed.createdAt ?? '') }
+}

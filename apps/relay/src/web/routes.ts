@@ -1,0 +1,48 @@
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+import fastifyStatic from '@fastify/static'
+import { type HttpServer, type NotFoundHandler, routeNotFound, sendError } from '@relay/server-kit'
+
+export const apiPrefix = '/api'
+
+export function hasWebUi(webDir: string): boolean {
+  return existsSync(path.join(webDir, 'index.html'))
+}
+
+/** Serves the files of the built web UI. */
+export async function serveWebUi(app: HttpServer, webDir: string) {
+  if (!hasWebUi(webDir)) {
+    app.log.warn({ webDir }, 'web UI not built; run `npm run build` to serve it')
+    return
+  }
+  await app.register(fastifyStatic, {
+    root: webDir,
+    wildcard: true,
+    index: 'index.html',
+    cacheControl: false,
+    setHeaders: (res, file) => {
+      // Vite puts a content hash in every asset name, so an asset never changes under one URL.
+      const immutable = file.includes(`${path.sep}assets${path.sep}`)
+      res.setHeader('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache')
+    },
+  })
+}
+
+/**
+ * Unknown paths outside /api that look like pages get index.html, so the browser router can
+ * render them; unknown /api paths and missing files stay 404s.
+ */
+export function spaFallback(webDir: string): NotFoundHandler {
+  return (request, reply) => {
+    const pathname = request.url.split('?')[0] ?? '/'
+    const isApi = pathname === apiPrefix || pathname.startsWith(`${apiPrefix}/`)
+    const isPage = (request.method === 'GET' || request.method === 'HEAD') && !path.extname(pathname)
+    if (isApi || !isPage) {
+      return routeNotFound(request, reply)
+    }
+    if (!reply.sendFile) {
+      return sendError(reply, 'UNAVAILABLE', 'The web UI is not built; run `npm run build`')
+    }
+    return reply.header('cache-control', 'no-cache').sendFile('index.html', webDir)
+  }
+}

@@ -1,0 +1,22 @@
+import { createBrowserRouter, Navigate } from 'react-router'
+import { AppShell } from './shell/AppShell'
+import { NotFoundPage } from './shell/NotFoundPage'
+import { RouteError } from './shell/RouteError'
+import { SystemPage } from './system/SystemPage'
+
+export const router = createBrowserRouter([
+  {
+    element: <AppShell />,
+    children: [
+      {
+        // Inside the shell, so a crashing page keeps the navigation usable.
+        errorElement: <RouteError />,
+        children: [
+          { index: true, element: <Navigate to="/system" replace /> },
+          { path: 'system', element: <SystemPage /> },
+          { path: '*', element: <NotFoundPage /> },
+        ],
+      },
+    ],
+  },
+])

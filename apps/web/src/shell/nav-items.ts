@@ -1,0 +1,4 @@
+export type NavItem = { to: string; label: string }
+
+/** The sidebar, in order. Add a page here once its route exists in router.tsx. */
+export const navItems: readonly NavItem[] = [{ to: '/system', label: 'System' }]

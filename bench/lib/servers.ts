@@ -1,0 +1,24 @@
+import type { Server } from 'node:http'
+import Fastify from 'fastify'
+
+type Listenable = {
+  listen(options: { port: number; host: string }): Promise<string>
+  server: Server
+}
+
+/** Listens on an ephemeral port of 127.0.0.1 and returns the base URL. */
+export async function listenLocal(app: Listenable): Promise<string> {
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const address = app.server.address()
+  if (address === null || typeof address === 'string') {
+    throw new Error('expected a TCP address')
+  }
+  return `http://127.0.0.1:${address.port}`
+}
+
+/** The peer: a bare Fastify 5 route with no schema, hooks or logger, answering a small JSON object. */
+export function createBarePeer() {
+  const app = Fastify({ logger: false })
+  app.get('/bare', async () => ({ status: 'ok' }))
+  return app
+}

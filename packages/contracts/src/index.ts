@@ -1,0 +1,7 @@
+export * from './auth.js'
+export * from './backups.js'
+export * from './dashboard.js'
+export * from './errors.js'
+export * from './health.js'
+export * from './notifications.js'
+export * from './time.js'

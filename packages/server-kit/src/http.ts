@@ -1,0 +1,43 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { Ajv, type Options as AjvOptions } from 'ajv'
+import addFormats from 'ajv-formats'
+import Fastify from 'fastify'
+import { type NotFoundHandler, registerErrorHandling } from './errors.js'
+import { type LoggerSettings, loggerOptions } from './logger.js'
+
+export type HttpServerOptions = {
+  logger: LoggerSettings
+  /** Largest accepted request body, bytes. */
+  bodyLimit?: number
+  /** Answers unknown routes; defaults to a 404 error body. */
+  notFound?: NotFoundHandler
+}
+
+const ajvBase: AjvOptions = { allErrors: false, useDefaults: true, removeAdditional: false, strict: false }
+
+function createAjv(coerceTypes: AjvOptions['coerceTypes']): Ajv {
+  const ajv = new Ajv({ ...ajvBase, coerceTypes })
+  addFormats.default(ajv)
+  return ajv
+}
+
+/**
+ * A Fastify instance with the TypeBox type provider and the contract's error handling.
+ * Bodies are validated strictly (a string is never coerced into a number); query strings,
+ * params and headers arrive as text and are coerced to the schema's types.
+ */
+export function createHttpServer({ logger, bodyLimit = 1024 * 1024, notFound }: HttpServerOptions) {
+  const app = Fastify({
+    logger: loggerOptions(logger),
+    bodyLimit,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>()
+  const strict = createAjv(false)
+  const coercing = createAjv('array')
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing).compile(schema))
+  registerErrorHandling(app, notFound)
+  return app
+}
+
+export type HttpServer = ReturnType<typeof createHttpServer>
