@@ -1,4 +1,4 @@
-import { createHttpServer, migrateToLatest, packageVersion } from '@relay/server-kit'
+import { createHttpServer, migrateAtStartup, packageVersion } from '@relay/server-kit'
 import type { CloudConfig } from './config.js'
 import { type CloudDatabase, openDatabase } from './db/database.js'
 import { migrations } from './db/migrations/index.js'
@@ -18,13 +18,7 @@ export async function createApp(config: CloudConfig, overrides: CloudOverrides =
   if (!overrides.database) {
     app.addHook('onClose', () => database.close())
   }
-  try {
-    const applied = await migrateToLatest(database.db, migrations)
-    app.log.info({ driver: database.driver, applied }, 'database ready')
-  } catch (err) {
-    await app.close()
-    throw err
-  }
+  await migrateAtStartup(app, database.db, migrations)
   await app.register(healthRoutes, { database, version, startedAt: performance.now() })
   return app
 }

@@ -1,4 +1,4 @@
-import { type Clock, createHttpServer, migrateToLatest, packageVersion, systemClock } from '@relay/server-kit'
+import { type Clock, createHttpServer, migrateAtStartup, packageVersion, systemClock } from '@relay/server-kit'
 import type { RelayConfig } from './config.js'
 import { openDatabase, type RelayDatabase } from './db/database.js'
 import { migrations } from './db/migrations/index.js'
@@ -26,13 +26,8 @@ export async function createApp(config: RelayConfig, overrides: RelayOverrides =
   if (!overrides.database) {
     app.addHook('onClose', () => database.close())
   }
-  try {
-    const applied = await migrateToLatest(database.db, migrations)
-    app.log.info({ backendId: identity.backendId, applied }, 'database ready')
-  } catch (err) {
-    await app.close()
-    throw err
-  }
+  app.log.info({ backendId: identity.backendId }, 'relay identity')
+  await migrateAtStartup(app, database.db, migrations)
   await app.register(healthRoutes, { database, backendId: identity.backendId, version, startedAt: performance.now() })
   // On the root context, so the not-found handler can send index.html.
   await serveWebUi(app, config.webDir)

@@ -1,6 +1,33 @@
 import type { DatabaseHealth } from '@relay/contracts'
 import { type Kysely, type Migration, Migrator } from 'kysely'
 
+type ClosableApp = { close(): Promise<unknown>; log: { info(obj: object, msg: string): void } }
+
+/** Migrates at startup; a failed migration closes the half-built app before the error propagates. */
+export async function migrateAtStartup<DB>(app: ClosableApp, db: Kysely<DB>, migrations: Record<string, Migration>) {
+  try {
+    const applied = await migrateToLatest(db, migrations)
+    app.log.info({ applied }, 'database ready')
+  } catch (err) {
+    await app.close()
+    throw err
+  }
+}
+
+/**
+ * Shares one in-flight call among concurrent callers: a burst of health checks costs one query,
+ * and every answer is still fresh (nothing is cached once the call settles).
+ */
+export function coalesce<T>(call: () => Promise<T>): () => Promise<T> {
+  let inFlight: Promise<T> | undefined
+  return () => {
+    inFlight ??= call().finally(() => {
+      inFlight = undefined
+    })
+    return inFlight
+  }
+}
+
 /** Brings a schema to its newest migration; Kysely's lock makes concurrent runs safe. */
 export async function migrateToLatest<DB>(db: Kysely<DB>, migrations: Record<string, Migration>): Promise<string[]> {
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } })

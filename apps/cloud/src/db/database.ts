@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import type { DatabaseHealth } from '@relay/contracts'
-import { pingDatabase } from '@relay/server-kit'
+import { coalesce, pingDatabase } from '@relay/server-kit'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { PGliteDialect } from './pglite-dialect.js'
@@ -34,7 +34,7 @@ function wrap(db: Kysely<CloudDB>, driver: CloudDatabase['driver'], closeDriver?
   return {
     db,
     driver,
-    ping: () => pingDatabase(driver, () => sql`select 1`.execute(db)),
+    ping: coalesce(() => pingDatabase(driver, () => sql`select 1`.execute(db))),
     async close() {
       await db.destroy()
       await closeDriver?.()

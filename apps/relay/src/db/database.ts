@@ -27,11 +27,12 @@ export function openDatabase(dataDir: string): RelayDatabase {
   sqlite.pragma('busy_timeout = 5000')
   sqlite.pragma('foreign_keys = ON')
   const db = new Kysely<RelayDB>({ dialect: new SqliteDialect({ database: sqlite }) })
+  const probe = sqlite.prepare('select 1')
   return {
     db,
     sqlite,
     file,
-    ping: () => pingDatabase('sqlite', () => sqlite.prepare('select 1').get()),
+    ping: () => pingDatabase('sqlite', () => probe.get()),
     // Kysely's SqliteDialect closes the better-sqlite3 handle on destroy.
     close: () => db.destroy(),
   }
