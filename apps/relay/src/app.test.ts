@@ -37,16 +37,6 @@ describe('relay app', () => {
     }
   })
 
-  it('opens SQLite in WAL mode with a busy timeout', async () => {
-    const folder = tempDir()
-    const database = openDatabase(folder.path)
-    expect(database.sqlite.pragma('journal_mode', { simple: true })).toBe('wal')
-    expect(database.sqlite.pragma('busy_timeout', { simple: true })).toBe(5000)
-    expect(database.sqlite.pragma('foreign_keys', { simple: true })).toBe(1)
-    await database.close()
-    folder.remove()
-  })
-
   it('answers 503 with the health body when the database is closed', async () => {
     const folder = tempDir()
     const database = openDatabase(folder.path)
