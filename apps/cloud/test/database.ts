@@ -1,5 +1,4 @@
 import { cpSync } from 'node:fs'
-import path from 'node:path'
 import { createDatabase, dropDatabase, tempDir, uniqueDatabaseName } from '@relay/testkit'
 import { inject } from 'vitest'
 import { type CloudDatabase, openDatabase } from '../src/db/database.js'
@@ -37,7 +36,7 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
   })
   return {
     ...database,
-    dataDir: path.join(folder.path),
+    dataDir: folder.path,
     async dispose() {
       await database.close()
       await dropDatabase(template.url, name)
