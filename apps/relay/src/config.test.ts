@@ -10,6 +10,7 @@ describe('relay config', () => {
       dataDir: './data/relay',
       webDir: defaultWebDir,
       cloudUrl: 'http://127.0.0.1:8787',
+      notificationMaintenanceEvery: 60 * 60 * 1000,
       logLevel: 'info',
       prettyLogs: false,
     })

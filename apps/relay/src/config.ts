@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url'
+import { MINUTE } from '@relay/contracts'
 import { LogLevel, parseEnv } from '@relay/server-kit'
 import { type Static, Type } from 'typebox'
 
@@ -9,6 +10,8 @@ const RelayEnv = Type.Object({
   /** The built web UI that the relay serves; defaults to apps/web/dist beside this app. */
   RELAY_WEB_DIR: Type.Optional(Type.String({ minLength: 1 })),
   CLOUD_URL: Type.String({ format: 'uri', pattern: '^https?://', default: 'http://127.0.0.1:8787' }),
+  /** How often expired and long-delivered notifications are removed. */
+  RELAY_NOTIFICATION_MAINTENANCE_MINUTES: Type.Integer({ minimum: 1, maximum: 7 * 24 * 60, default: 60 }),
   LOG_LEVEL: Type.Enum(LogLevel, { default: 'info' }),
   LOG_PRETTY: Type.Boolean({ default: false }),
 })
@@ -19,6 +22,7 @@ export type RelayConfig = Readonly<{
   dataDir: string
   webDir: string
   cloudUrl: string
+  notificationMaintenanceEvery: number
   logLevel: Static<typeof RelayEnv>['LOG_LEVEL']
   prettyLogs: boolean
 }>
@@ -34,6 +38,7 @@ export function loadConfig(env: Record<string, string | undefined>): RelayConfig
     dataDir: parsed.RELAY_DATA_DIR,
     webDir: parsed.RELAY_WEB_DIR ?? defaultWebDir,
     cloudUrl: parsed.CLOUD_URL.replace(/\/$/, ''),
+    notificationMaintenanceEvery: parsed.RELAY_NOTIFICATION_MAINTENANCE_MINUTES * MINUTE,
     logLevel: parsed.LOG_LEVEL,
     prettyLogs: parsed.LOG_PRETTY,
   })

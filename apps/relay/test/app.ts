@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
+import type { Clock } from '@relay/server-kit'
 import { tempDir } from '@relay/testkit'
 import { afterEach } from 'vitest'
 import { createApp, type RelayApp } from '../src/app.js'
@@ -22,7 +23,9 @@ export function writeWebUi(dir: string): string {
  * A relay on a fresh temp data folder (a real SQLite file), closed and removed after the test.
  * Pass the same `dataDir` again to restart on the same data.
  */
-export async function startRelay(options: { dataDir?: string; webUi?: boolean; env?: Record<string, string> } = {}) {
+export async function startRelay(
+  options: { dataDir?: string; webUi?: boolean; env?: Record<string, string>; clock?: Clock } = {},
+) {
   const folder = tempDir('relay-test-')
   const dataDir = options.dataDir ?? path.join(folder.path, 'data')
   const webDir = path.join(folder.path, 'web')
@@ -30,7 +33,9 @@ export async function startRelay(options: { dataDir?: string; webUi?: boolean; e
   if (options.webUi) {
     writeWebUi(webDir)
   }
-  const app: RelayApp = await createApp(testConfig(dataDir, { RELAY_WEB_DIR: webDir, ...options.env }))
+  const app: RelayApp = await createApp(testConfig(dataDir, { RELAY_WEB_DIR: webDir, ...options.env }), {
+    clock: options.clock,
+  })
   afterEach(async () => {
     await app.close()
     folder.remove()

@@ -1,5 +1,6 @@
 import { migrateToLatest } from '@relay/server-kit'
 import { tempDir } from '@relay/testkit'
+import Fastify from 'fastify'
 import { openDatabase, type RelayDatabase } from '../src/db/database.js'
 import { migrations } from '../src/db/migrations/index.js'
 
@@ -17,3 +18,6 @@ export async function createTestDatabase(): Promise<RelayDatabase & { dataDir: s
     },
   }
 }
+
+/** A logger that writes nothing, for services under test. */
+export const silentLog = Fastify({ logger: false }).log

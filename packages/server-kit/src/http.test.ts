@@ -78,4 +78,14 @@ describe('http server', () => {
     const res = await app.inject({ method: 'POST', url: '/strict', payload: { a: 'x', b: 'y' } })
     expect(res.statusCode).toBe(400)
   })
+
+  it('answers router errors (bad URL encoding, overlong parameter) with the contract body', async () => {
+    const { app } = serverWithLog()
+    app.get('/items/:id', async (request) => request.params)
+    for (const url of ['/items/%E0%A4%A', `/items/${'x'.repeat(101)}`]) {
+      const res = await app.inject({ url })
+      expect(res.statusCode, url).toBe(400)
+      expect(res.json()).toMatchObject({ success: false, code: 'INVALID_REQUEST' })
+    }
+  })
 })

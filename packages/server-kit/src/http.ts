@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Ajv, type Options as AjvOptions } from 'ajv'
 import addFormats from 'ajv-formats'
-import Fastify from 'fastify'
-import { type NotFoundHandler, registerErrorHandling } from './errors.js'
+import Fastify, { type FastifyReply } from 'fastify'
+import { type NotFoundHandler, registerErrorHandling, toErrorBody } from './errors.js'
 import { type LoggerSettings, loggerOptions } from './logger.js'
 
 export type HttpServerOptions = {
@@ -32,6 +32,12 @@ export function createHttpServer({ logger, bodyLimit = 1024 * 1024, notFound }: 
     bodyLimit,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
+    // Errors the router raises before any route runs (a bad URL encoding, an overlong parameter)
+    // would otherwise bypass the error handler and answer in Fastify's own shape.
+    frameworkErrors: (error, _request, reply: FastifyReply) => {
+      const { status, body } = toErrorBody(error)
+      return reply.code(status).send(body)
+    },
   }).withTypeProvider<TypeBoxTypeProvider>()
   const strict = createAjv(false)
   const coercing = createAjv('array')

@@ -1,4 +1,5 @@
 export * from './chromium.js'
+export * from './clock.js'
 export * from './postgres.js'
 export * from './requirement.js'
 export * from './temp.js'

@@ -1,7 +1,9 @@
 import type { Migration } from 'kysely'
 import * as appSettings from './0001-app-settings.js'
+import * as notifications from './0002-notifications.js'
 
 /** Every migration, in order. Listed here (not read from disk) so src and dist run the same set. */
 export const migrations: Record<string, Migration> = {
   '0001-app-settings': appSettings,
+  '0002-notifications': notifications,
 }

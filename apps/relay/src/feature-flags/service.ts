@@ -1,0 +1,46 @@
+import { FeatureFlags, type FeatureFlagsUpdate, featureFlagDefaults } from '@relay/contracts'
+import type { Clock } from '@relay/server-kit'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Kysely } from 'kysely'
+import { Value } from 'typebox/value'
+import type { RelayDB } from '../db/schema.js'
+import { findSetting, saveSetting } from '../settings/repo.js'
+
+const settingKey = 'feature_flags'
+
+export type FeatureFlagDeps = { db: Kysely<RelayDB>; clock: Clock; log: FastifyBaseLogger }
+
+/** The ten flags: the spec's defaults, overridden by what the user saved. */
+export function createFeatureFlagService({ db, clock, log }: FeatureFlagDeps) {
+  async function read(): Promise<FeatureFlags> {
+    let stored: unknown
+    try {
+      stored = await findSetting(db, settingKey)
+    } catch (err) {
+      log.warn({ err }, 'stored feature flags are unreadable; using defaults')
+    }
+    const flags: FeatureFlags = { ...featureFlagDefaults }
+    if (stored && typeof stored === 'object') {
+      // Keep each stored flag that is still valid on its own; a flag removed or narrowed later is ignored.
+      for (const [name, value] of Object.entries(stored)) {
+        const candidate = { ...flags, [name]: value }
+        if (Value.Check(FeatureFlags, candidate)) {
+          Object.assign(flags, candidate)
+        }
+      }
+    }
+    return flags
+  }
+
+  return {
+    get: read,
+
+    async update(changes: FeatureFlagsUpdate): Promise<FeatureFlags> {
+      const flags = { ...(await read()), ...changes }
+      await saveSetting(db, settingKey, flags, clock.now())
+      return flags
+    },
+  }
+}
+
+export type FeatureFlagService = ReturnType<typeof createFeatureFlagService>

@@ -1,0 +1,107 @@
+import type { NotificationCategory, NotificationType } from '@relay/contracts'
+import type { ExpressionBuilder, Insertable, Kysely, Selectable } from 'kysely'
+import type { NotificationsTable, RelayDB } from '../db/schema.js'
+
+export type NotificationRow = Selectable<NotificationsTable>
+type Db = Kysely<RelayDB>
+
+/** A row is expired once its expiry time has come, unless it is persistent. */
+function isExpired(eb: ExpressionBuilder<RelayDB, 'notifications'>, now: string) {
+  return eb.and([eb('persistent', '=', 0), eb('expires_at', 'is not', null), eb('expires_at', '<=', now)])
+}
+
+export function insertNotification(db: Db, row: Insertable<NotificationsTable>): Promise<NotificationRow> {
+  return db.insertInto('notifications').values(row).returningAll().executeTakeFirstOrThrow()
+}
+
+export function findNotification(db: Db, id: string): Promise<NotificationRow | undefined> {
+  return db.selectFrom('notifications').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/**
+ * Unexpired notifications after `since` (delivered or not, so every open tab sees each one), or,
+ * without `since`, those not yet delivered. Oldest first.
+ */
+export function listPending(db: Db, { since, now, limit }: { since?: number; now: string; limit: number }) {
+  let query = db
+    .selectFrom('notifications')
+    .selectAll()
+    .where((eb) => eb.not(isExpired(eb, now)))
+  query = since === undefined ? query.where('is_delivered', '=', 0) : query.where('seq', '>', since)
+  return query.orderBy('seq', 'asc').limit(limit).execute()
+}
+
+export async function findLastSeq(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('notifications')
+    .select((eb) => eb.fn.max('seq').as('last'))
+    .executeTakeFirst()
+  return Number(row?.last ?? 0)
+}
+
+export type HistoryFilter = { category?: NotificationCategory; type?: NotificationType }
+
+function filtered(db: Db, { category, type }: HistoryFilter) {
+  let query = db.selectFrom('notifications')
+  if (category) {
+    query = query.where('category', '=', category)
+  }
+  if (type) {
+    query = query.where('type', '=', type)
+  }
+  return query
+}
+
+/** Newest first, strictly older than `before`. */
+export function listHistory(db: Db, filter: HistoryFilter & { before?: number; limit: number }) {
+  let query = filtered(db, filter).selectAll()
+  if (filter.before !== undefined) {
+    query = query.where('seq', '<', filter.before)
+  }
+  return query.orderBy('seq', 'desc').limit(filter.limit).execute()
+}
+
+export async function countHistory(db: Db, filter: HistoryFilter): Promise<number> {
+  const row = await filtered(db, filter)
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow()
+  return Number(row.count)
+}
+
+/** Marks the given notifications delivered; ids that are unknown or already delivered are skipped. */
+export async function markDelivered(db: Db, ids: readonly string[], now: string): Promise<number> {
+  const result = await db
+    .updateTable('notifications')
+    .set({ is_delivered: 1, delivered_at: now })
+    .where('id', 'in', ids)
+    .where('is_delivered', '=', 0)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows)
+}
+
+export async function deleteExpired(db: Db, now: string): Promise<number> {
+  const result = await db
+    .deleteFrom('notifications')
+    .where((eb) => isExpired(eb, now))
+    .executeTakeFirst()
+  return Number(result.numDeletedRows)
+}
+
+export async function deleteDeliveredBefore(db: Db, cutoff: string): Promise<number> {
+  const result = await db
+    .deleteFrom('notifications')
+    .where('is_delivered', '=', 1)
+    .where('delivered_at', '<', cutoff)
+    .executeTakeFirst()
+  return Number(result.numDeletedRows)
+}
+
+/** Removes notifications made before `cutoff`, except persistent ones nobody has seen yet. */
+export async function deleteCreatedBefore(db: Db, cutoff: string): Promise<number> {
+  const result = await db
+    .deleteFrom('notifications')
+    .where('created_at', '<', cutoff)
+    .where((eb) => eb.or([eb('persistent', '=', 0), eb('is_delivered', '=', 1)]))
+    .executeTakeFirst()
+  return Number(result.numDeletedRows)
+}

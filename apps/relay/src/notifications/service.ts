@@ -1,0 +1,179 @@
+import { randomUUID } from 'node:crypto'
+import {
+  AppError,
+  type CreateNotificationBody,
+  DAY,
+  type HistoryQuery,
+  type HistoryReply,
+  type Notification,
+  type NotificationKind,
+  notificationKinds,
+  notificationLimits,
+  type PendingReply,
+} from '@relay/contracts'
+import type { Clock } from '@relay/server-kit'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Kysely } from 'kysely'
+import type { RelayDB } from '../db/schema.js'
+import { kindTitles } from './kinds.js'
+import * as repo from './repo.js'
+
+export type NotificationDeps = { db: Kysely<RelayDB>; clock: Clock; log: FastifyBaseLogger }
+
+/** The text of a pre-built notification; the kind fixes its type, category, expiry and persistence. */
+export type KindContent = { message: string; title?: string }
+
+/** The only way notifications are made: routes and every other relay feature call this service. */
+export function createNotificationService({ db, clock, log }: NotificationDeps) {
+  const now = () => clock.now().toISOString()
+
+  async function insert(fields: {
+    type: Notification['type']
+    category: Notification['category']
+    message: string
+    title: string | null
+    duration: number | null
+    persistent: boolean
+    expiresAt: string | null
+  }): Promise<Notification> {
+    const row = await repo.insertNotification(db, {
+      id: randomUUID(),
+      type: fields.type,
+      category: fields.category,
+      message: clip(fields.message, notificationLimits.messageMaxLength),
+      title: fields.title === null ? null : clip(fields.title, notificationLimits.titleMaxLength),
+      duration: fields.duration,
+      persistent: fields.persistent ? 1 : 0,
+      created_at: now(),
+      is_delivered: 0,
+      expires_at: fields.persistent ? null : fields.expiresAt,
+    })
+    log.debug({ id: row.id, type: row.type, category: row.category }, 'notification created')
+    return toNotification(row)
+  }
+
+  return {
+    /** A notification with explicit fields (POST /api/notifications). */
+    async create(body: CreateNotificationBody): Promise<Notification> {
+      const persistent = body.persistent ?? false
+      let expiresAt: string | null = null
+      if (body.expiresAt !== undefined && !persistent) {
+        const at = new Date(body.expiresAt)
+        if (Number.isNaN(at.getTime())) {
+          throw invalid('expiresAt', 'must be an ISO 8601 date-time')
+        }
+        if (at.getTime() <= clock.now().getTime()) {
+          throw invalid('expiresAt', 'must lie in the future')
+        }
+        expiresAt = at.toISOString()
+      }
+      return insert({
+        type: body.type ?? 'info',
+        category: body.category ?? 'system',
+        message: body.message,
+        title: body.title ?? null,
+        duration: body.duration ?? null,
+        persistent,
+        expiresAt,
+      })
+    },
+
+    /** One of the spec's pre-built kinds, with its expiry and persistence. */
+    notify(kind: NotificationKind, { message, title }: KindContent): Promise<Notification> {
+      const rule = notificationKinds[kind]
+      return insert({
+        type: rule.type,
+        category: rule.category,
+        message,
+        title: title ?? kindTitles[kind],
+        duration: null,
+        persistent: rule.expiresIn === null,
+        expiresAt: rule.expiresIn === null ? null : new Date(clock.now().getTime() + rule.expiresIn).toISOString(),
+      })
+    },
+
+    async get(id: string): Promise<Notification> {
+      const row = await repo.findNotification(db, id)
+      if (!row) {
+        throw new AppError('NOT_FOUND', `Notification ${id} not found`)
+      }
+      return toNotification(row)
+    },
+
+    /** Removes what has expired, then returns the next page after `since` and the cursor to poll with. */
+    async pending(since?: number): Promise<PendingReply> {
+      return db.transaction().execute(async (trx) => {
+        const at = now()
+        await repo.deleteExpired(trx, at)
+        const limit = notificationLimits.pendingPageSize
+        const rows = await repo.listPending(trx, { since, now: at, limit: limit + 1 })
+        const page = rows.slice(0, limit)
+        const hasMore = rows.length > limit
+        const last = page.at(-1)
+        // A full page ends at its last row; otherwise everything up to the newest row has been seen.
+        const cursor = hasMore && last ? last.seq : Math.max(since ?? 0, await repo.findLastSeq(trx))
+        return { notifications: page.map(toNotification), cursor, hasMore }
+      })
+    },
+
+    acknowledge(ids: readonly string[]): Promise<number> {
+      return repo.markDelivered(db, [...new Set(ids)], now())
+    },
+
+    async history({ limit = 25, before, category, type }: HistoryQuery): Promise<HistoryReply> {
+      const filter = { category, type }
+      const rows = await repo.listHistory(db, { ...filter, before, limit: limit + 1 })
+      const page = rows.slice(0, limit)
+      const nextCursor = rows.length > limit ? (page.at(-1)?.seq ?? null) : null
+      return { notifications: page.map(toNotification), nextCursor, total: await repo.countHistory(db, filter) }
+    },
+
+    removeExpired(): Promise<number> {
+      return repo.deleteExpired(db, now())
+    },
+
+    /** Removes notifications older than the given age, keeping persistent ones nobody has seen. */
+    cleanup(olderThanDays: number): Promise<number> {
+      return repo.deleteCreatedBefore(db, new Date(clock.now().getTime() - olderThanDays * DAY).toISOString())
+    },
+
+    /** The background job: expired rows, and rows delivered more than 30 days ago. */
+    async maintain(): Promise<{ expired: number; delivered: number }> {
+      const expired = await repo.deleteExpired(db, now())
+      const cutoff = new Date(clock.now().getTime() - notificationLimits.deliveredRetention).toISOString()
+      const delivered = await repo.deleteDeliveredBefore(db, cutoff)
+      if (expired + delivered > 0) {
+        log.info({ expired, delivered }, 'notification maintenance removed rows')
+      }
+      return { expired, delivered }
+    },
+  }
+}
+
+export type NotificationService = ReturnType<typeof createNotificationService>
+
+function toNotification(row: repo.NotificationRow): Notification {
+  return {
+    id: row.id,
+    seq: row.seq,
+    type: row.type,
+    category: row.category,
+    title: row.title,
+    message: row.message,
+    duration: row.duration,
+    persistent: row.persistent === 1,
+    createdAt: row.created_at,
+    isDelivered: row.is_delivered === 1,
+    deliveredAt: row.delivered_at,
+    expiresAt: row.expires_at,
+  }
+}
+
+/** Messages made by relay features from outside text (an error string) must still fit the limits. */
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`
+}
+
+function invalid(field: string, message: string): AppError {
+  return new AppError('INVALID_REQUEST', `${field} ${message}`, { details: [{ path: `body/${field}`, message }] })
+}
