@@ -1,0 +1,207 @@
+import { type Static, type TSchema, Type } from 'typebox'
+import { collectorTypes, streamTypes } from './dashboard.js'
+import { ErrorBody } from './errors.js'
+import { HOUR, SECOND } from './time.js'
+
+const Id = Type.String({ format: 'uuid' })
+const Name = Type.String({ minLength: 1, maxLength: 100 })
+const Timestamp = Type.String({ format: 'date-time' })
+const NullableTimestamp = Type.Union([Timestamp, Type.Null()])
+const Url = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2000 })
+const BrokerUrl = Type.String({ format: 'uri', pattern: '^mqtts?://', maxLength: 2000 })
+const Topic = Type.String({ minLength: 1, maxLength: 500 })
+
+export const sourceLimits = {
+  pollRate: { min: SECOND, max: HOUR, default: 5 * SECOND },
+  sendRate: { min: 100, max: HOUR, default: SECOND },
+  sensorsPerCollector: 1000,
+} as const
+
+// Collectors -----------------------------------------------------------------------------------
+
+/** One value read out of a JSON document: `path` is dot-separated, array indexes as numbers (`data.0.temp`). */
+export const JsonPathSensor = Type.Object(
+  {
+    path: Type.String({ minLength: 1, maxLength: 500 }),
+    name: Type.Optional(Name),
+    unit: Type.Optional(Type.String({ maxLength: 20 })),
+  },
+  { additionalProperties: false },
+)
+
+export const collectorSettingsSchemas = {
+  Host: Type.Object({}, { additionalProperties: false }),
+  GenericAPI: Type.Object(
+    {
+      url: Url,
+      /** Values to read; without any, every number in the document becomes a sensor. */
+      sensors: Type.Optional(Type.Array(JsonPathSensor, { maxItems: sourceLimits.sensorsPerCollector })),
+    },
+    { additionalProperties: false },
+  ),
+  MQTT: Type.Object(
+    { brokerUrl: BrokerUrl, topics: Type.Array(Topic, { minItems: 1, maxItems: 100 }) },
+    { additionalProperties: false },
+  ),
+  Virtual: Type.Object(
+    {
+      sensorCount: Type.Integer({ minimum: 1, maximum: 100 }),
+      min: Type.Optional(Type.Number()),
+      max: Type.Optional(Type.Number()),
+    },
+    { additionalProperties: false },
+  ),
+  EventEngine: Type.Object({}, { additionalProperties: false }),
+} satisfies Record<(typeof collectorTypes)[number], TSchema>
+
+export const CollectorSettings = Type.Union(Object.values(collectorSettingsSchemas))
+
+export const Collector = Type.Object({
+  id: Id,
+  name: Name,
+  collectorType: Type.Enum(collectorTypes),
+  pollRateMs: Type.Integer(),
+  settings: Type.Record(Type.String(), Type.Unknown()),
+  /** Started: it polls whenever the relay runs (a running junction starts its collectors too). */
+  active: Type.Boolean(),
+  /** Polling right now. */
+  running: Type.Boolean(),
+  hasAccessToken: Type.Boolean(),
+  /** The access token is protected by a user password and must be unlocked after each restart. */
+  externalAccessToken: Type.Boolean(),
+  unlocked: Type.Boolean(),
+  lastFetchTime: NullableTimestamp,
+  lastFetchSuccessful: Type.Boolean(),
+  lastFetchErrorMessage: Type.Union([Type.String(), Type.Null()]),
+  lastFetchTotalSensors: Type.Integer(),
+  lastFetchNewSensors: Type.Integer(),
+  lastFetchLostSensors: Type.Integer(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+})
+export type Collector = Static<typeof Collector>
+
+const AccessToken = Type.String({ minLength: 1, maxLength: 4096 })
+const Password = Type.String({ minLength: 8, maxLength: 200 })
+
+export const CreateCollectorBody = Type.Object(
+  {
+    name: Name,
+    collectorType: Type.Enum(collectorTypes),
+    pollRateMs: Type.Optional(Type.Integer({ minimum: sourceLimits.pollRate.min, maximum: sourceLimits.pollRate.max })),
+    settings: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    /** Sent as a bearer token by GenericAPI collectors; stored encrypted, never returned. */
+    accessToken: Type.Optional(AccessToken),
+    /** When given, the token is also encrypted under this password and stays locked after a restart. */
+    accessTokenPassword: Type.Optional(Password),
+  },
+  { additionalProperties: false },
+)
+export type CreateCollectorBody = Static<typeof CreateCollectorBody>
+
+export const UpdateCollectorBody = Type.Partial(CreateCollectorBody, { additionalProperties: false, minProperties: 1 })
+export type UpdateCollectorBody = Static<typeof UpdateCollectorBody>
+
+export const UnlockCollectorBody = Type.Object({ password: Password }, { additionalProperties: false })
+
+export const Sensor = Type.Object({
+  id: Id,
+  collectorId: Id,
+  externalId: Type.String(),
+  name: Type.String(),
+  unit: Type.Union([Type.String(), Type.Null()]),
+  value: Type.Union([Type.Number(), Type.String(), Type.Boolean(), Type.Null()]),
+  lastUpdated: NullableTimestamp,
+  /** No longer reported by its source (counted as lost at the fetch that noticed). */
+  missing: Type.Boolean(),
+})
+export type Sensor = Static<typeof Sensor>
+
+// Streams --------------------------------------------------------------------------------------
+
+export const streamSettingsSchemas = {
+  HTTP: Type.Object({ url: Url }, { additionalProperties: false }),
+  MQTT: Type.Object({ brokerUrl: BrokerUrl, topic: Topic }, { additionalProperties: false }),
+  WebSocket: Type.Object({}, { additionalProperties: false }),
+  Virtual: Type.Object({}, { additionalProperties: false }),
+  COM: Type.Object(
+    {
+      path: Type.String({ minLength: 1, maxLength: 200 }),
+      baudRate: Type.Optional(Type.Integer({ minimum: 110, maximum: 4_000_000 })),
+    },
+    { additionalProperties: false },
+  ),
+} satisfies Record<(typeof streamTypes)[number], TSchema>
+
+export const Stream = Type.Object({
+  id: Id,
+  name: Name,
+  type: Type.Enum(streamTypes),
+  settings: Type.Record(Type.String(), Type.Unknown()),
+  deviceName: Type.Union([Type.String(), Type.Null()]),
+  screenId: Type.Union([Type.String(), Type.Null()]),
+  /** Sending right now, as the target of a running junction. */
+  running: Type.Boolean(),
+  lastSentTime: NullableTimestamp,
+  lastError: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+})
+export type Stream = Static<typeof Stream>
+
+export const CreateStreamBody = Type.Object(
+  {
+    name: Name,
+    type: Type.Enum(streamTypes),
+    settings: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    deviceName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    screenId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  },
+  { additionalProperties: false },
+)
+export type CreateStreamBody = Static<typeof CreateStreamBody>
+export const UpdateStreamBody = Type.Partial(CreateStreamBody, { additionalProperties: false, minProperties: 1 })
+export type UpdateStreamBody = Static<typeof UpdateStreamBody>
+
+// Junctions ------------------------------------------------------------------------------------
+
+export const junctionStatuses = ['Idle', 'Running'] as const
+export type JunctionStatus = (typeof junctionStatuses)[number]
+
+export const JunctionTarget = Type.Object(
+  {
+    streamId: Id,
+    sendRateMs: Type.Integer({ minimum: sourceLimits.sendRate.min, maximum: sourceLimits.sendRate.max }),
+  },
+  { additionalProperties: false },
+)
+
+export const Junction = Type.Object({
+  id: Id,
+  name: Name,
+  status: Type.Enum(junctionStatuses),
+  autoStart: Type.Boolean(),
+  collectorIds: Type.Array(Id),
+  targets: Type.Array(JunctionTarget),
+  lastError: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+})
+export type Junction = Static<typeof Junction>
+
+export const CreateJunctionBody = Type.Object(
+  {
+    name: Name,
+    autoStart: Type.Optional(Type.Boolean()),
+    collectorIds: Type.Array(Id, { maxItems: 100, uniqueItems: true }),
+    targets: Type.Array(JunctionTarget, { maxItems: 100 }),
+  },
+  { additionalProperties: false },
+)
+export type CreateJunctionBody = Static<typeof CreateJunctionBody>
+export const UpdateJunctionBody = Type.Partial(CreateJunctionBody, { additionalProperties: false, minProperties: 1 })
+export type UpdateJunctionBody = Static<typeof UpdateJunctionBody>
+
+export const IdParams = Type.Object({ id: Id })
+
+export const sourceErrors = { 400: ErrorBody, 404: ErrorBody, 409: ErrorBody } as const
