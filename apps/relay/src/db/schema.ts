@@ -1,4 +1,10 @@
-import type { NotificationCategory, NotificationType } from '@relay/contracts'
+import type {
+  CollectorType,
+  JunctionStatus,
+  NotificationCategory,
+  NotificationType,
+  StreamType,
+} from '@relay/contracts'
 import type { ColumnType, Generated } from 'kysely'
 
 /** Small settings of the relay (auth mode, feature flags, …) as JSON text under a key. */
@@ -24,7 +30,80 @@ export interface NotificationsTable {
   expires_at: string | null
 }
 
+export interface CollectorsTable {
+  id: string
+  name: string
+  collector_type: CollectorType
+  poll_rate_ms: number
+  settings: string
+  active: Generated<0 | 1>
+  access_token: string | null
+  access_token_salt: string | null
+  last_fetch_time: string | null
+  last_fetch_successful: Generated<0 | 1>
+  last_fetch_error_message: string | null
+  last_fetch_total_sensors: Generated<number>
+  last_fetch_new_sensors: Generated<number>
+  last_fetch_lost_sensors: Generated<number>
+  created_at: string
+  updated_at: string
+}
+
+export interface SensorsTable {
+  id: string
+  collector_id: string
+  external_id: string
+  name: string
+  unit: string | null
+  /** JSON text of the value. */
+  value: string | null
+  last_updated: string | null
+  missing: 0 | 1
+}
+
+export interface StreamsTable {
+  id: string
+  name: string
+  type: StreamType
+  settings: string
+  device_name: string | null
+  screen_id: string | null
+  last_sent_time: string | null
+  last_error: string | null
+  created_at: string
+  updated_at: string
+}
+
+export interface JunctionsTable {
+  id: string
+  name: string
+  status: Generated<JunctionStatus>
+  auto_start: 0 | 1
+  last_error: string | null
+  created_at: string
+  updated_at: string
+}
+
+export interface JunctionCollectorsTable {
+  junction_id: string
+  collector_id: string
+  position: number
+}
+
+export interface JunctionTargetsTable {
+  junction_id: string
+  stream_id: string
+  send_rate_ms: number
+  position: number
+}
+
 export interface RelayDB {
   app_settings: AppSettingsTable
   notifications: NotificationsTable
+  collectors: CollectorsTable
+  sensors: SensorsTable
+  streams: StreamsTable
+  junctions: JunctionsTable
+  junction_collectors: JunctionCollectorsTable
+  junction_targets: JunctionTargetsTable
 }

@@ -1,0 +1,444 @@
+import { randomUUID } from 'node:crypto'
+import {
+  AppError,
+  type Collector,
+  type CollectorStats,
+  type CreateCollectorBody,
+  type CreateJunctionBody,
+  type CreateStreamBody,
+  collectorSettingsSchemas,
+  type Junction,
+  type Sensor,
+  type Stream,
+  type StreamStats,
+  sourceLimits,
+  streamSettingsSchemas,
+  type UpdateCollectorBody,
+  type UpdateJunctionBody,
+  type UpdateStreamBody,
+} from '@relay/contracts'
+import type { Clock } from '@relay/server-kit'
+import type { Kysely } from 'kysely'
+import type { TSchema } from 'typebox'
+import { Value } from 'typebox/value'
+import { collectorStats, streamStats } from '../dashboard/health.js'
+import type { RelayDB } from '../db/schema.js'
+import { open, passwordKey, seal } from '../secrets/secret-box.js'
+import * as repo from './repo.js'
+import type { SourcesRuntime } from './runtime.js'
+
+export type SourcesDeps = { db: Kysely<RelayDB>; clock: Clock; secretKey: Buffer; runtime: SourcesRuntime }
+
+/** Collectors, sensors, streams and junctions: validation, secrets, and starting and stopping them. */
+export function createSourcesService({ db, clock, secretKey, runtime }: SourcesDeps) {
+  const now = () => clock.now().toISOString()
+  /** The token of a collector whose token is sealed with the relay's key (not a password). */
+  const readToken = (row: repo.CollectorRow) =>
+    row.access_token && row.access_token_salt === null ? open(secretKey, row.access_token) : null
+
+  function toCollector(row: repo.CollectorRow): Collector {
+    return {
+      id: row.id,
+      name: row.name,
+      collectorType: row.collector_type,
+      pollRateMs: row.poll_rate_ms,
+      settings: JSON.parse(row.settings) as Record<string, unknown>,
+      active: row.active === 1,
+      running: runtime.isPolling(row.id),
+      hasAccessToken: row.access_token !== null,
+      externalAccessToken: row.access_token_salt !== null,
+      unlocked: runtime.isUnlocked(row),
+      lastFetchTime: row.last_fetch_time,
+      lastFetchSuccessful: row.last_fetch_successful === 1,
+      lastFetchErrorMessage: row.last_fetch_error_message,
+      lastFetchTotalSensors: row.last_fetch_total_sensors,
+      lastFetchNewSensors: row.last_fetch_new_sensors,
+      lastFetchLostSensors: row.last_fetch_lost_sensors,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    }
+  }
+
+  function toStream(row: repo.StreamRow): Stream {
+    return {
+      id: row.id,
+      name: row.name,
+      type: row.type,
+      settings: JSON.parse(row.settings) as Record<string, unknown>,
+      deviceName: row.device_name,
+      screenId: row.screen_id,
+      running: runtime.isStreamRunning(row.id),
+      lastSentTime: row.last_sent_time,
+      lastError: row.last_error,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    }
+  }
+
+  async function toJunctions(rows: repo.JunctionRow[]): Promise<Junction[]> {
+    const links = await repo.findLinks(
+      db,
+      rows.map((row) => row.id),
+    )
+    return rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      status: row.status,
+      autoStart: row.auto_start === 1,
+      collectorIds: links.get(row.id)?.collectorIds ?? [],
+      targets: links.get(row.id)?.targets ?? [],
+      lastError: row.last_error,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    }))
+  }
+
+  async function collectorRow(id: string) {
+    const row = await repo.findCollector(db, id)
+    if (!row) {
+      throw new AppError('NOT_FOUND', `Collector ${id} not found`)
+    }
+    return row
+  }
+
+  async function streamRow(id: string) {
+    const row = await repo.findStream(db, id)
+    if (!row) {
+      throw new AppError('NOT_FOUND', `Stream ${id} not found`)
+    }
+    return row
+  }
+
+  async function junctionRow(id: string) {
+    const row = await repo.findJunction(db, id)
+    if (!row) {
+      throw new AppError('NOT_FOUND', `Junction ${id} not found`)
+    }
+    return row
+  }
+
+  async function linksOf(id: string): Promise<repo.JunctionLinks> {
+    return (await repo.findLinks(db, [id])).get(id) ?? { collectorIds: [], targets: [] }
+  }
+
+  async function sealToken(token: string, password: string | undefined) {
+    if (!password) {
+      return { access_token: seal(secretKey, token), access_token_salt: null }
+    }
+    const { key, salt } = await passwordKey(password)
+    return { access_token: seal(key, token), access_token_salt: salt.toString('base64url') }
+  }
+
+  async function checkLinks(body: Partial<CreateJunctionBody>) {
+    const collectorIds = body.collectorIds ?? []
+    const streamIds = (body.targets ?? []).map((target) => target.streamId)
+    if (new Set(streamIds).size !== streamIds.length) {
+      throw invalid('targets', 'lists a stream more than once')
+    }
+    const collectors = await repo.existingIds(db, 'collectors', collectorIds)
+    const streams = await repo.existingIds(db, 'streams', streamIds)
+    const missing = [
+      ...collectorIds.filter((id) => !collectors.has(id)).map((id) => `collector ${id}`),
+      ...streamIds.filter((id) => !streams.has(id)).map((id) => `stream ${id}`),
+    ]
+    if (missing.length > 0) {
+      throw invalid(
+        missing[0]?.startsWith('collector') ? 'collectorIds' : 'targets',
+        `refers to unknown ${missing.join(', ')}`,
+      )
+    }
+  }
+
+  return {
+    // Collectors ---------------------------------------------------------------------------------
+
+    async listCollectors(): Promise<Collector[]> {
+      return (await repo.listCollectors(db)).map(toCollector)
+    },
+
+    async getCollector(id: string): Promise<Collector> {
+      return toCollector(await collectorRow(id))
+    },
+
+    async createCollector(body: CreateCollectorBody): Promise<Collector> {
+      const settings = checkSettings(collectorSettingsSchemas[body.collectorType], body.settings ?? {})
+      if (body.accessTokenPassword && !body.accessToken) {
+        throw invalid('accessTokenPassword', 'needs an accessToken to protect')
+      }
+      const id = randomUUID()
+      const at = now()
+      await repo.insertCollector(db, {
+        id,
+        name: body.name,
+        collector_type: body.collectorType,
+        poll_rate_ms: body.pollRateMs ?? sourceLimits.pollRate.default,
+        settings: JSON.stringify(settings),
+        ...(body.accessToken ? await sealToken(body.accessToken, body.accessTokenPassword) : {}),
+        created_at: at,
+        updated_at: at,
+      })
+      if (body.accessToken && body.accessTokenPassword) {
+        // The person who just typed the password has unlocked it for this run.
+        runtime.unlock(id, body.accessToken)
+      }
+      return toCollector(await collectorRow(id))
+    },
+
+    async updateCollector(id: string, body: UpdateCollectorBody): Promise<Collector> {
+      const row = await collectorRow(id)
+      const type = body.collectorType ?? row.collector_type
+      const typeChanged = type !== row.collector_type
+      const settingsSource = body.settings ?? (typeChanged ? {} : (JSON.parse(row.settings) as Record<string, unknown>))
+      const settings = checkSettings(collectorSettingsSchemas[type], settingsSource)
+      if (body.accessTokenPassword && !body.accessToken) {
+        throw invalid('accessTokenPassword', 'needs an accessToken to protect')
+      }
+      await repo.updateCollector(db, id, {
+        name: body.name ?? row.name,
+        collector_type: type,
+        poll_rate_ms: body.pollRateMs ?? row.poll_rate_ms,
+        settings: JSON.stringify(settings),
+        ...(body.accessToken ? await sealToken(body.accessToken, body.accessTokenPassword) : {}),
+        updated_at: now(),
+      })
+      if (body.accessToken) {
+        runtime.forget(id)
+        if (body.accessTokenPassword) {
+          runtime.unlock(id, body.accessToken)
+        }
+      }
+      // A running poller keeps its old settings: restart it.
+      if (runtime.isPolling(id)) {
+        await repo.updateCollector(db, id, { active: 0 })
+        await runtime.syncCollector(id, readToken)
+        await repo.updateCollector(db, id, { active: row.active })
+      }
+      await runtime.syncCollector(id, readToken)
+      return toCollector(await collectorRow(id))
+    },
+
+    async deleteCollector(id: string): Promise<void> {
+      await collectorRow(id)
+      await repo.deleteCollector(db, id)
+      runtime.forget(id)
+      await runtime.syncCollector(id, readToken)
+    },
+
+    async setCollectorActive(id: string, active: boolean): Promise<Collector> {
+      await collectorRow(id)
+      await repo.updateCollector(db, id, { active: active ? 1 : 0, updated_at: now() })
+      await runtime.syncCollector(id, readToken)
+      return toCollector(await collectorRow(id))
+    },
+
+    async unlockCollector(id: string, password: string): Promise<Collector> {
+      const row = await collectorRow(id)
+      if (!row.access_token || row.access_token_salt === null) {
+        throw new AppError('CONFLICT', 'This collector has no password-protected access token')
+      }
+      const { key } = await passwordKey(password, Buffer.from(row.access_token_salt, 'base64url'))
+      let token: string
+      try {
+        token = open(key, row.access_token)
+      } catch {
+        throw new AppError('FORBIDDEN', 'Wrong password for this collector')
+      }
+      runtime.unlock(id, token)
+      await runtime.syncCollector(id, readToken)
+      return toCollector(row)
+    },
+
+    async listSensors(collectorId: string): Promise<Sensor[]> {
+      await collectorRow(collectorId)
+      return (await repo.listSensors(db, collectorId)).map((row) => ({
+        id: row.id,
+        collectorId: row.collector_id,
+        externalId: row.external_id,
+        name: row.name,
+        unit: row.unit,
+        value: row.value === null ? null : (JSON.parse(row.value) as Sensor['value']),
+        lastUpdated: row.last_updated,
+        missing: row.missing === 1,
+      }))
+    },
+
+    // Streams ------------------------------------------------------------------------------------
+
+    async listStreams(): Promise<Stream[]> {
+      return (await repo.listStreams(db)).map(toStream)
+    },
+
+    async getStream(id: string): Promise<Stream> {
+      return toStream(await streamRow(id))
+    },
+
+    async createStream(body: CreateStreamBody): Promise<Stream> {
+      const settings = checkSettings(streamSettingsSchemas[body.type], body.settings ?? {})
+      const id = randomUUID()
+      const at = now()
+      await repo.insertStream(db, {
+        id,
+        name: body.name,
+        type: body.type,
+        settings: JSON.stringify(settings),
+        device_name: body.deviceName ?? null,
+        screen_id: body.screenId ?? null,
+        created_at: at,
+        updated_at: at,
+      })
+      return toStream(await streamRow(id))
+    },
+
+    async updateStream(id: string, body: UpdateStreamBody): Promise<Stream> {
+      const row = await streamRow(id)
+      if (runtime.isStreamRunning(id)) {
+        throw new AppError('CONFLICT', 'Stop the junctions that use this stream before changing it')
+      }
+      const type = body.type ?? row.type
+      const source = body.settings ?? (type === row.type ? (JSON.parse(row.settings) as Record<string, unknown>) : {})
+      await repo.updateStream(db, id, {
+        name: body.name ?? row.name,
+        type,
+        settings: JSON.stringify(checkSettings(streamSettingsSchemas[type], source)),
+        device_name: body.deviceName ?? row.device_name,
+        screen_id: body.screenId ?? row.screen_id,
+        updated_at: now(),
+      })
+      return toStream(await streamRow(id))
+    },
+
+    async deleteStream(id: string): Promise<void> {
+      await streamRow(id)
+      if (runtime.isStreamRunning(id)) {
+        throw new AppError('CONFLICT', 'Stop the junctions that use this stream before deleting it')
+      }
+      await repo.deleteStream(db, id)
+    },
+
+    // Junctions ----------------------------------------------------------------------------------
+
+    async listJunctions(): Promise<Junction[]> {
+      return toJunctions(await repo.listJunctions(db))
+    },
+
+    async getJunction(id: string): Promise<Junction> {
+      const [junction] = await toJunctions([await junctionRow(id)])
+      return junction as Junction
+    },
+
+    async createJunction(body: CreateJunctionBody): Promise<Junction> {
+      await checkLinks(body)
+      const id = randomUUID()
+      const at = now()
+      await db.transaction().execute(async (trx) => {
+        await repo.insertJunction(trx, {
+          id,
+          name: body.name,
+          auto_start: body.autoStart ? 1 : 0,
+          created_at: at,
+          updated_at: at,
+        })
+        await repo.replaceLinks(trx, id, body)
+      })
+      return this.getJunction(id)
+    },
+
+    async updateJunction(id: string, body: UpdateJunctionBody): Promise<Junction> {
+      const row = await junctionRow(id)
+      if (row.status === 'Running' && (body.collectorIds || body.targets)) {
+        throw new AppError('CONFLICT', 'Stop the junction before changing its collectors or targets')
+      }
+      await checkLinks(body)
+      await db.transaction().execute(async (trx) => {
+        await repo.updateJunction(trx, id, {
+          name: body.name ?? row.name,
+          auto_start: body.autoStart === undefined ? row.auto_start : body.autoStart ? 1 : 0,
+          updated_at: now(),
+        })
+        await repo.replaceLinks(trx, id, body)
+      })
+      return this.getJunction(id)
+    },
+
+    async deleteJunction(id: string): Promise<void> {
+      const row = await junctionRow(id)
+      if (row.status === 'Running') {
+        await runtime.stopJunction(row, await linksOf(id), readToken)
+      }
+      await repo.deleteJunction(db, id)
+    },
+
+    async startJunction(id: string): Promise<Junction> {
+      const row = await junctionRow(id)
+      if (row.status !== 'Running') {
+        try {
+          await runtime.startJunction(row, await linksOf(id), readToken)
+        } catch (err) {
+          throw new AppError(
+            'CONFLICT',
+            `Junction could not start: ${err instanceof Error ? err.message : String(err)}`,
+          )
+        }
+      }
+      return this.getJunction(id)
+    },
+
+    async stopJunction(id: string): Promise<Junction> {
+      const row = await junctionRow(id)
+      if (row.status === 'Running') {
+        await runtime.stopJunction(row, await linksOf(id), readToken)
+      }
+      return this.getJunction(id)
+    },
+
+    /** At startup: junctions marked auto-start run again, started collectors poll again. */
+    async resume(onError: (err: unknown, junction: repo.JunctionRow) => void): Promise<void> {
+      await db.updateTable('junctions').set({ status: 'Idle' }).where('status', '=', 'Running').execute()
+      for (const collector of await repo.listCollectors(db)) {
+        await runtime.syncCollector(collector.id, readToken)
+      }
+      for (const junction of await repo.listJunctions(db)) {
+        if (junction.auto_start === 1) {
+          await runtime
+            .startJunction(junction, await linksOf(junction.id), readToken)
+            .catch((err) => onError(err, junction))
+        }
+      }
+    },
+
+    // Statistics ---------------------------------------------------------------------------------
+
+    async collectorStats(): Promise<CollectorStats> {
+      const collectors = (await repo.listCollectors(db)).map(toCollector)
+      return collectorStats(collectors, runtime.activePollers())
+    },
+
+    async streamStats(): Promise<StreamStats> {
+      const running = new Set(runtime.runningStreamIds())
+      const streams = (await repo.listStreams(db)).filter((row) => running.has(row.id)).map(toStream)
+      return streamStats(streams, clock.now())
+    },
+  }
+}
+
+export type SourcesService = ReturnType<typeof createSourcesService>
+
+/** Settings are checked against their type's schema here, since the schema depends on the type. */
+function checkSettings(schema: TSchema, settings: Record<string, unknown>): Record<string, unknown> {
+  const errors = Value.Errors(schema, settings)
+  if (errors.length > 0) {
+    const details = errors.map((error) => ({ path: `body/settings${error.instancePath}`, message: error.message }))
+    throw new AppError(
+      'INVALID_REQUEST',
+      `Invalid settings: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`,
+      {
+        details,
+      },
+    )
+  }
+  return settings
+}
+
+function invalid(field: string, message: string): AppError {
+  return new AppError('INVALID_REQUEST', `${field} ${message}`, { details: [{ path: `body/${field}`, message }] })
+}
