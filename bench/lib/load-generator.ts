@@ -4,13 +4,23 @@
 import { createHistogram } from 'node:perf_hooks'
 import { parentPort, workerData } from 'node:worker_threads'
 import autocannon from 'autocannon'
-import type { LoadRequest, LoadResult } from './throughput.ts'
+import type { LoadRequest, LoadResult, RequestSpec } from './throughput.ts'
 
 type OnResponse = (client: autocannon.Client, statusCode: number, resBytes: number, responseTime: number) => void
 
-function load(url: string, connections: number, duration: number, onResponse?: OnResponse) {
+function load(request: RequestSpec, connections: number, duration: number, onResponse?: OnResponse) {
+  // autocannon spreads these over its defaults, so an undefined field would erase a default.
+  const { url, method = 'GET', headers = {}, body } = request
+  const options: autocannon.Options = {
+    url,
+    method,
+    headers,
+    connections,
+    duration,
+    ...(body === undefined ? {} : { body }),
+  }
   return new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon({ url, connections, duration }, (err: unknown, result: autocannon.Result) => {
+    const instance = autocannon(options, (err: unknown, result: autocannon.Result) => {
       if (err) {
         reject(err)
       } else {
@@ -23,16 +33,21 @@ function load(url: string, connections: number, duration: number, onResponse?: O
   })
 }
 
-const { url, settings } = workerData as LoadRequest
-await load(url, settings.connections, settings.warmupSeconds)
+const { request, settings } = workerData as LoadRequest
+await load(request, settings.connections, settings.warmupSeconds)
 const latencyMicros = createHistogram()
 let responses = 0
-const result = await load(url, settings.connections, settings.durationSeconds, (_client, statusCode, _bytes, ms) => {
-  if (statusCode >= 200 && statusCode < 300) {
-    responses++
-    latencyMicros.record(Math.max(1, Math.round(ms * 1000)))
-  }
-})
+const result = await load(
+  request,
+  settings.connections,
+  settings.durationSeconds,
+  (_client, statusCode, _bytes, ms) => {
+    if (statusCode >= 200 && statusCode < 300) {
+      responses++
+      latencyMicros.record(Math.max(1, Math.round(ms * 1000)))
+    }
+  },
+)
 const report: LoadResult = {
   requestsPerSecond: responses / result.duration,
   p99Ms: latencyMicros.count > 0 ? latencyMicros.percentile(99) / 1000 : Number.NaN,

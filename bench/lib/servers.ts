@@ -16,9 +16,13 @@ export async function listenLocal(app: Listenable): Promise<string> {
   return `http://127.0.0.1:${address.port}`
 }
 
-/** The peer: a bare Fastify 5 route with no schema, hooks or logger, answering a small JSON object. */
+/**
+ * The peer: bare Fastify 5 routes with no schema, hooks or logger. `GET /bare` answers a small JSON
+ * object; `POST /bare` parses a JSON body (Fastify's default parser) and answers 201 with a small one.
+ */
 export function createBarePeer() {
   const app = Fastify({ logger: false })
   app.get('/bare', async () => ({ status: 'ok' }))
+  app.post('/bare', async (_request, reply) => reply.code(201).send({ status: 'created' }))
   return app
 }

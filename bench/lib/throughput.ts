@@ -11,7 +11,15 @@ export type Throughput = {
   errors: number
 }
 
-export type LoadRequest = { url: string; settings: BenchSettings }
+/** What every request of one measurement sends; a bare URL string means a GET. */
+export type RequestSpec = {
+  url: string
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+  headers?: Record<string, string>
+  body?: string
+}
+
+export type LoadRequest = { request: RequestSpec; settings: BenchSettings }
 export type LoadResult = Throughput & { non2xx: number }
 
 /** Slack beyond warm-up plus duration before a silent load generator counts as hung. */
@@ -23,20 +31,24 @@ const loadGeneratorBootstrap = `import(${JSON.stringify(import.meta.resolve('tsx
   .then(({ register }) => { register(); return import(${JSON.stringify(import.meta.resolve('./load-generator.ts'))}) })`
 
 /**
- * Loads `url` for a discarded warm-up, then for the measured duration. autocannon runs in a worker
+ * Sends `target` for a discarded warm-up, then for the measured duration. autocannon runs in a worker
  * thread so it does not share the event loop of the servers it measures. Refuses anything but 127.0.0.1.
  */
-export async function measureThroughput(url: string, settings: BenchSettings): Promise<Throughput> {
+export async function measureThroughput(target: string | RequestSpec, settings: BenchSettings): Promise<Throughput> {
+  const request: RequestSpec = typeof target === 'string' ? { url: target } : target
+  const { url } = request
   if (new URL(url).hostname !== '127.0.0.1') {
     throw new Error(`benchmarks only target 127.0.0.1, not ${url}`)
   }
   const deadlineMs = (settings.warmupSeconds + settings.durationSeconds + deadlineSlackSeconds) * 1000
-  const workerData: LoadRequest = { url, settings }
+  const workerData: LoadRequest = { request, settings }
   const worker = new Worker(loadGeneratorBootstrap, { eval: true, workerData })
   try {
     const [result] = (await once(worker, 'message', { signal: AbortSignal.timeout(deadlineMs) })) as [LoadResult]
     if (result.non2xx > 0) {
-      throw new Error(`${url} answered ${result.non2xx} non-2xx responses; the benchmark would measure an error path`)
+      throw new Error(
+        `${request.method ?? 'GET'} ${url} answered ${result.non2xx} non-2xx responses; the benchmark would measure an error path`,
+      )
     }
     return { requestsPerSecond: result.requestsPerSecond, p99Ms: result.p99Ms, errors: result.errors }
   } finally {
