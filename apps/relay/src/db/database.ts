@@ -26,7 +26,7 @@ export function openDatabase(dataDir: string): RelayDatabase {
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('busy_timeout = 5000')
   sqlite.pragma('foreign_keys = ON')
-  const db = new Kysely<RelayDB>({ dialect: new SqliteDialect({ database: sqlite }) })
+  const db = new Kysely<RelayDB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) })
   const probe = sqlite.prepare('select 1')
   return {
     db,
@@ -35,5 +35,34 @@ export function openDatabase(dataDir: string): RelayDatabase {
     ping: () => pingDatabase('sqlite', () => probe.get()),
     // Kysely's SqliteDialect closes the better-sqlite3 handle on destroy.
     close: () => db.destroy(),
+  }
+}
+
+const statementCacheSize = 256
+
+/**
+ * Kysely's SQLite driver prepares every query anew; preparing costs more than running most of our
+ * queries. Statements are reused by SQL text (parameters are bound per run), oldest dropped first.
+ */
+function withStatementCache(sqlite: SQLite.Database) {
+  const cache = new Map<string, SQLite.Statement>()
+  return {
+    close: () => {
+      cache.clear()
+      sqlite.close()
+    },
+    prepare(sql: string) {
+      let statement = cache.get(sql)
+      if (statement) {
+        cache.delete(sql)
+      } else {
+        statement = sqlite.prepare(sql)
+        if (cache.size >= statementCacheSize) {
+          cache.delete(cache.keys().next().value as string)
+        }
+      }
+      cache.set(sql, statement)
+      return statement
+    },
   }
 }

@@ -39,6 +39,17 @@ export async function findLastSeq(db: Db): Promise<number> {
   return Number(row?.last ?? 0)
 }
 
+/** The earliest expiry among rows that can expire, or null when none can. */
+export async function findNextExpiry(db: Db): Promise<string | null> {
+  const row = await db
+    .selectFrom('notifications')
+    .select((eb) => eb.fn.min('expires_at').as('next'))
+    .where('persistent', '=', 0)
+    .where('expires_at', 'is not', null)
+    .executeTakeFirst()
+  return row?.next ?? null
+}
+
 export type HistoryFilter = { category?: NotificationCategory; type?: NotificationType }
 
 function filtered(db: Db, { category, type }: HistoryFilter) {

@@ -191,6 +191,22 @@ describe('pending cursor', () => {
     expect(await pendingIds()).toEqual([])
   })
 
+  it('a poll that finds nothing new still removes what has expired since', async () => {
+    const soon = await service.create({ message: 'soon', expiresAt: new Date(clock.now().getTime() + MINUTE).toISOString() })
+    const { cursor } = await service.pending()
+    expect(await service.pending(cursor)).toEqual({ notifications: [], cursor, hasMore: false })
+    clock.advance(MINUTE - 1)
+    expect(await rowCount()).toBe(1)
+    expect((await service.pending(cursor)).notifications).toEqual([])
+    expect(await rowCount()).toBe(1)
+    clock.advance(1)
+    expect((await service.pending(cursor)).notifications).toEqual([])
+    expect(await rowCount()).toBe(0)
+    const later = await service.create({ message: 'later' })
+    expect((await service.pending(cursor)).notifications.map((n) => n.id)).toEqual([later.id])
+    expect(soon.id).not.toBe(later.id)
+  })
+
   it('pages by 50 with hasMore', async () => {
     for (let i = 0; i < 120; i++) {
       await service.create({ message: `n${i}` })

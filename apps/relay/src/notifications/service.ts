@@ -26,6 +26,13 @@ export type KindContent = { message: string; title?: string }
 /** The only way notifications are made: routes and every other relay feature call this service. */
 export function createNotificationService({ db, clock, log }: NotificationDeps) {
   const now = () => clock.now().toISOString()
+  // What the last database visit learned, so a poll that can find nothing new answers from memory.
+  // This service makes every notification, so inserts keep both current; deletes only make them
+  // conservative (an earlier expiry or a higher sequence than the table holds), never wrong.
+  const known: { lastSeq: number | undefined; nextExpiry: string | null | undefined } = {
+    lastSeq: undefined,
+    nextExpiry: undefined,
+  }
 
   async function insert(fields: {
     type: Notification['type']
@@ -48,6 +55,10 @@ export function createNotificationService({ db, clock, log }: NotificationDeps) 
       is_delivered: 0,
       expires_at: fields.persistent ? null : fields.expiresAt,
     })
+    known.lastSeq = row.seq
+    if (row.expires_at !== null && known.nextExpiry !== undefined) {
+      known.nextExpiry = known.nextExpiry === null || row.expires_at < known.nextExpiry ? row.expires_at : known.nextExpiry
+    }
     log.debug({ id: row.id, type: row.type, category: row.category }, 'notification created')
     return toNotification(row)
   }
@@ -102,16 +113,23 @@ export function createNotificationService({ db, clock, log }: NotificationDeps) 
 
     /** Removes what has expired, then returns the next page after `since` and the cursor to poll with. */
     async pending(since?: number): Promise<PendingReply> {
+      const at = now()
+      const nothingNew = since !== undefined && known.lastSeq !== undefined && since >= known.lastSeq
+      const nothingExpired = known.nextExpiry === null || (known.nextExpiry !== undefined && known.nextExpiry > at)
+      if (nothingNew && nothingExpired) {
+        return { notifications: [], cursor: since, hasMore: false }
+      }
       return db.transaction().execute(async (trx) => {
-        const at = now()
         await repo.deleteExpired(trx, at)
+        known.nextExpiry = await repo.findNextExpiry(trx)
         const limit = notificationLimits.pendingPageSize
         const rows = await repo.listPending(trx, { since, now: at, limit: limit + 1 })
         const page = rows.slice(0, limit)
         const hasMore = rows.length > limit
         const last = page.at(-1)
         // A full page ends at its last row; otherwise everything up to the newest row has been seen.
-        const cursor = hasMore && last ? last.seq : Math.max(since ?? 0, await repo.findLastSeq(trx))
+        known.lastSeq = await repo.findLastSeq(trx)
+        const cursor = hasMore && last ? last.seq : Math.max(since ?? 0, known.lastSeq)
         return { notifications: page.map(toNotification), cursor, hasMore }
       })
     },
