@@ -1,15 +1,37 @@
-import { type ErrorCode, getRelayHealth, isErrorBody, type RelayHealth } from '@relay/contracts'
+import {
+  type AckBody,
+  type ErrorBody,
+  type ErrorCode,
+  type FeatureFlags,
+  type FeatureFlagsUpdate,
+  featureFlagRoutes,
+  getRelayHealth,
+  type HistoryQuery,
+  type HistoryReply,
+  isErrorBody,
+  notificationRoutes,
+  type PendingReply,
+  type RelayHealth,
+} from '@relay/contracts'
 
 /** A failed API call. `status` is 0 when no response arrived at all. */
 export class ApiError extends Error {
   readonly code: ErrorCode
   readonly status: number
+  /** The failing fields of a validation error (400 `INVALID_REQUEST`). */
+  readonly details: NonNullable<ErrorBody['details']>
 
-  constructor(code: ErrorCode, message: string, status: number, options?: ErrorOptions) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    status: number,
+    options?: ErrorOptions & { details?: ErrorBody['details'] },
+  ) {
     super(message, options)
     this.name = 'ApiError'
     this.code = code
     this.status = status
+    this.details = options?.details ?? []
   }
 }
 
@@ -19,12 +41,25 @@ export type GetJsonOptions = {
   dataStatuses?: readonly number[]
 }
 
-export async function getJson<T>(path: string, { signal, dataStatuses = [] }: GetJsonOptions = {}): Promise<T> {
+export function getJson<T>(path: string, { signal, dataStatuses = [] }: GetJsonOptions = {}): Promise<T> {
+  return request<T>(path, { method: 'GET', signal }, dataStatuses)
+}
+
+/** Sends `body` as JSON; the answer is parsed, or thrown as an `ApiError` exactly as `getJson` does. */
+export function sendJson<T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body: unknown): Promise<T> {
+  return request<T>(path, { method, body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }, [])
+}
+
+async function request<T>(path: string, init: RequestInit, dataStatuses: readonly number[]): Promise<T> {
   let response: Response
   try {
-    response = await fetch(path, { credentials: 'same-origin', headers: { accept: 'application/json' }, signal })
+    response = await fetch(path, {
+      ...init,
+      credentials: 'same-origin',
+      headers: { accept: 'application/json', ...init.headers },
+    })
   } catch (error) {
-    if (signal?.aborted) {
+    if (init.signal?.aborted) {
       throw error
     }
     throw new ApiError('UNAVAILABLE', `Network error: ${messageOf(error)}`, 0, { cause: error })
@@ -32,7 +67,7 @@ export async function getJson<T>(path: string, { signal, dataStatuses = [] }: Ge
 
   const body = await readJson(response)
   if (isErrorBody(body)) {
-    throw new ApiError(body.code, body.error, response.status)
+    throw new ApiError(body.code, body.error, response.status, { details: body.details })
   }
   if (response.ok || dataStatuses.includes(response.status)) {
     if (body === undefined) {
@@ -62,7 +97,32 @@ function dataStatusesOf(route: { schema: { response: object } }): number[] {
   return Object.keys(route.schema.response).map(Number)
 }
 
+/** `path?key=value…` with the defined values only. */
+function withQuery(path: string, query: Record<string, string | number | undefined>): string {
+  const params = new URLSearchParams()
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined) {
+      params.set(key, String(value))
+    }
+  }
+  const search = params.toString()
+  return search ? `${path}?${search}` : path
+}
+
 export const api = {
   health: (signal?: AbortSignal) =>
     getJson<RelayHealth>(getRelayHealth.url, { signal, dataStatuses: dataStatusesOf(getRelayHealth) }),
+
+  featureFlags: (signal?: AbortSignal) => getJson<FeatureFlags>(featureFlagRoutes.get.url, { signal }),
+  updateFeatureFlags: (update: FeatureFlagsUpdate) =>
+    sendJson<FeatureFlags>(featureFlagRoutes.update.method, featureFlagRoutes.update.url, update),
+
+  pendingNotifications: (since: number | undefined, signal?: AbortSignal) =>
+    getJson<PendingReply>(withQuery(notificationRoutes.pending.url, { since }), { signal }),
+  acknowledgeNotifications: (ids: AckBody['ids']) =>
+    sendJson<{ success: true; acknowledged: number }>(notificationRoutes.ack.method, notificationRoutes.ack.url, {
+      ids,
+    } satisfies AckBody),
+  notificationHistory: (query: HistoryQuery, signal?: AbortSignal) =>
+    getJson<HistoryReply>(withQuery(notificationRoutes.history.url, query), { signal }),
 }

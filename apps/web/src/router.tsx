@@ -1,4 +1,6 @@
 import { createBrowserRouter, Navigate } from 'react-router'
+import { NotificationsPage } from './notifications/NotificationsPage'
+import { SettingsPage } from './settings/SettingsPage'
 import { AppShell } from './shell/AppShell'
 import { NotFoundPage } from './shell/NotFoundPage'
 import { RouteError } from './shell/RouteError'
@@ -13,6 +15,8 @@ export const router = createBrowserRouter([
         errorElement: <RouteError />,
         children: [
           { index: true, element: <Navigate to="/system" replace /> },
+          { path: 'notifications', element: <NotificationsPage /> },
+          { path: 'settings', element: <SettingsPage /> },
           { path: 'system', element: <SystemPage /> },
           { path: '*', element: <NotFoundPage /> },
         ],

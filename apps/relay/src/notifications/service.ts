@@ -120,8 +120,10 @@ export function createNotificationService({ db, clock, log }: NotificationDeps) 
         return { notifications: [], cursor: since, hasMore: false }
       }
       return db.transaction().execute(async (trx) => {
-        await repo.deleteExpired(trx, at)
-        known.nextExpiry = await repo.findNextExpiry(trx)
+        if (!nothingExpired) {
+          await repo.deleteExpired(trx, at)
+          known.nextExpiry = await repo.findNextExpiry(trx)
+        }
         const limit = notificationLimits.pendingPageSize
         const rows = await repo.listPending(trx, { since, now: at, limit: limit + 1 })
         const page = rows.slice(0, limit)

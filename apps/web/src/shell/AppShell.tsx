@@ -1,4 +1,5 @@
 import { Link, NavLink, Outlet } from 'react-router'
+import { NotificationCenter } from '../notifications/NotificationCenter'
 import styles from './AppShell.module.css'
 import { navItems } from './nav-items'
 
@@ -30,6 +31,7 @@ export function AppShell() {
       <main id="main" className={styles.main} tabIndex={-1}>
         <Outlet />
       </main>
+      <NotificationCenter />
     </div>
   )
 }
