@@ -8,12 +8,20 @@ import { healthRoutes } from './health/routes.js'
 import { loadOrCreateIdentity } from './identity/identity.js'
 import { notificationRoutes } from './notifications/routes.js'
 import { createNotificationService } from './notifications/service.js'
+import { loadOrCreateKey } from './secrets/secret-box.js'
+import { createDrivers } from './sources/drivers/index.js'
+import type { StreamPayload } from './sources/drivers/types.js'
+import { sourceRoutes } from './sources/routes.js'
+import { createSourcesRuntime, type DriverFactories } from './sources/runtime.js'
+import { createSourcesService } from './sources/service.js'
 import { serveWebUi, spaFallback } from './web/routes.js'
 
 export type RelayOverrides = {
   /** An already opened database; the app migrates it but does not close it. */
   database?: RelayDatabase
   clock?: Clock
+  /** Collector and stream drivers; the built-in ones by default. */
+  drivers?: DriverFactories
 }
 
 export const version = packageVersion(import.meta.url)
@@ -25,25 +33,39 @@ export async function createApp(config: RelayConfig, overrides: RelayOverrides =
     logger: { level: config.logLevel, pretty: config.prettyLogs },
     notFound: spaFallback(config.webDir),
   })
-  // Background jobs stop first on close, before the database they use.
-  const jobs = new AbortController()
-  app.addHook('onClose', async () => jobs.abort())
   const identity = loadOrCreateIdentity(config.dataDir, clock.now())
   const database = overrides.database ?? openDatabase(config.dataDir)
   if (!overrides.database) {
     app.addHook('onClose', () => database.close())
   }
+  // onClose hooks run in reverse order: background work registered below stops before the database closes.
+  const jobs = new AbortController()
+  app.addHook('onClose', async () => jobs.abort())
   app.log.info({ backendId: identity.backendId }, 'relay identity')
   await migrateAtStartup(app, database.db, migrations)
   const deps = { db: database.db, clock, log: app.log }
   const notifications = createNotificationService({ ...deps, log: app.log.child({ feature: 'notifications' }) })
   const featureFlags = createFeatureFlagService(deps)
+  const virtualStreams = new Map<string, StreamPayload>()
+  const runtime = createSourcesRuntime({
+    ...deps,
+    log: app.log.child({ feature: 'sources' }),
+    notifications,
+    drivers: overrides.drivers ?? createDrivers((streamId, payload) => virtualStreams.set(streamId, payload)),
+  })
+  app.addHook('onClose', () => runtime.close())
+  const sources = createSourcesService({ ...deps, secretKey: loadOrCreateKey(config.dataDir), runtime })
 
   await app.register(healthRoutes, { database, backendId: identity.backendId, version, startedAt: performance.now() })
   await app.register(notificationRoutes, { notifications })
   await app.register(featureFlagRoutes, { featureFlags })
+  await app.register(sourceRoutes, { sources })
 
   app.addHook('onReady', async () => {
+    // Sources that fail to resume are reported, but never keep the relay (and its UI) from starting.
+    await sources
+      .resume((err, junction) => app.log.error({ err, junctionId: junction.id }, 'junction did not resume'))
+      .catch((err: unknown) => app.log.error({ err }, 'sources did not resume'))
     every(config.notificationMaintenanceEvery, notifications.maintain, {
       log: app.log,
       signal: jobs.signal,
@@ -52,7 +74,7 @@ export async function createApp(config: RelayConfig, overrides: RelayOverrides =
   })
   // On the root context, so the not-found handler can send index.html.
   await serveWebUi(app, config.webDir)
-  return Object.assign(app, { services: { notifications, featureFlags } })
+  return Object.assign(app, { services: { notifications, featureFlags, sources, runtime, virtualStreams } })
 }
 
 export type RelayApp = Awaited<ReturnType<typeof createApp>>

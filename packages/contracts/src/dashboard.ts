@@ -94,10 +94,17 @@ export const StreamStats = Type.Object({
   hasIssues: Type.Boolean(),
   details: Type.Array(HealthIssue),
   breakdown: Type.Object({
-    byType: Type.Object(Object.fromEntries(streamTypes.map((type) => [type, Count])) as Record<StreamType, typeof Count>),
+    byType: Type.Object(
+      Object.fromEntries(streamTypes.map((type) => [type, Count])) as Record<StreamType, typeof Count>,
+    ),
     errors: Count,
     warnings: Count,
     healthy: Count,
   }),
 })
 export type StreamStats = Static<typeof StreamStats>
+
+export const dashboardRoutes = {
+  collectorStats: { method: 'GET', url: '/api/collectors/stats', schema: { response: { 200: CollectorStats } } },
+  streamStats: { method: 'GET', url: '/api/connections/streams/stats', schema: { response: { 200: StreamStats } } },
+} as const

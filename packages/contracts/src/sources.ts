@@ -205,3 +205,104 @@ export type UpdateJunctionBody = Static<typeof UpdateJunctionBody>
 export const IdParams = Type.Object({ id: Id })
 
 export const sourceErrors = { 400: ErrorBody, 404: ErrorBody, 409: ErrorBody } as const
+
+// Routes ----------------------------------------------------------------------------------------
+
+const ok = Type.Object({ success: Type.Literal(true) })
+const withId = { params: IdParams }
+
+export const sourceRoutes = {
+  listCollectors: { method: 'GET', url: '/api/collectors', schema: { response: { 200: Type.Array(Collector) } } },
+  createCollector: {
+    method: 'POST',
+    url: '/api/collectors',
+    schema: { body: CreateCollectorBody, response: { 201: Collector, ...sourceErrors } },
+  },
+  getCollector: {
+    method: 'GET',
+    url: '/api/collectors/:id',
+    schema: { ...withId, response: { 200: Collector, ...sourceErrors } },
+  },
+  updateCollector: {
+    method: 'PATCH',
+    url: '/api/collectors/:id',
+    schema: { ...withId, body: UpdateCollectorBody, response: { 200: Collector, ...sourceErrors } },
+  },
+  deleteCollector: {
+    method: 'DELETE',
+    url: '/api/collectors/:id',
+    schema: { ...withId, response: { 200: ok, ...sourceErrors } },
+  },
+  startCollector: {
+    method: 'POST',
+    url: '/api/collectors/:id/start',
+    schema: { ...withId, response: { 200: Collector, ...sourceErrors } },
+  },
+  stopCollector: {
+    method: 'POST',
+    url: '/api/collectors/:id/stop',
+    schema: { ...withId, response: { 200: Collector, ...sourceErrors } },
+  },
+  unlockCollector: {
+    method: 'POST',
+    url: '/api/collectors/:id/unlock',
+    schema: { ...withId, body: UnlockCollectorBody, response: { 200: Collector, 403: ErrorBody, ...sourceErrors } },
+  },
+  listSensors: {
+    method: 'GET',
+    url: '/api/collectors/:id/sensors',
+    schema: { ...withId, response: { 200: Type.Array(Sensor), ...sourceErrors } },
+  },
+  listStreams: { method: 'GET', url: '/api/connections/streams', schema: { response: { 200: Type.Array(Stream) } } },
+  createStream: {
+    method: 'POST',
+    url: '/api/connections/streams',
+    schema: { body: CreateStreamBody, response: { 201: Stream, ...sourceErrors } },
+  },
+  getStream: {
+    method: 'GET',
+    url: '/api/connections/streams/:id',
+    schema: { ...withId, response: { 200: Stream, ...sourceErrors } },
+  },
+  updateStream: {
+    method: 'PATCH',
+    url: '/api/connections/streams/:id',
+    schema: { ...withId, body: UpdateStreamBody, response: { 200: Stream, ...sourceErrors } },
+  },
+  deleteStream: {
+    method: 'DELETE',
+    url: '/api/connections/streams/:id',
+    schema: { ...withId, response: { 200: ok, ...sourceErrors } },
+  },
+  listJunctions: { method: 'GET', url: '/api/junctions', schema: { response: { 200: Type.Array(Junction) } } },
+  createJunction: {
+    method: 'POST',
+    url: '/api/junctions',
+    schema: { body: CreateJunctionBody, response: { 201: Junction, ...sourceErrors } },
+  },
+  getJunction: {
+    method: 'GET',
+    url: '/api/junctions/:id',
+    schema: { ...withId, response: { 200: Junction, ...sourceErrors } },
+  },
+  updateJunction: {
+    method: 'PATCH',
+    url: '/api/junctions/:id',
+    schema: { ...withId, body: UpdateJunctionBody, response: { 200: Junction, ...sourceErrors } },
+  },
+  deleteJunction: {
+    method: 'DELETE',
+    url: '/api/junctions/:id',
+    schema: { ...withId, response: { 200: ok, ...sourceErrors } },
+  },
+  startJunction: {
+    method: 'POST',
+    url: '/api/junctions/:id/start',
+    schema: { ...withId, response: { 200: Junction, ...sourceErrors } },
+  },
+  stopJunction: {
+    method: 'POST',
+    url: '/api/junctions/:id/stop',
+    schema: { ...withId, response: { 200: Junction, ...sourceErrors } },
+  },
+} as const

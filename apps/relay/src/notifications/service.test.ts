@@ -192,7 +192,10 @@ describe('pending cursor', () => {
   })
 
   it('a poll that finds nothing new still removes what has expired since', async () => {
-    const soon = await service.create({ message: 'soon', expiresAt: new Date(clock.now().getTime() + MINUTE).toISOString() })
+    const soon = await service.create({
+      message: 'soon',
+      expiresAt: new Date(clock.now().getTime() + MINUTE).toISOString(),
+    })
     const { cursor } = await service.pending()
     expect(await service.pending(cursor)).toEqual({ notifications: [], cursor, hasMore: false })
     clock.advance(MINUTE - 1)

@@ -57,7 +57,8 @@ export function createNotificationService({ db, clock, log }: NotificationDeps) 
     })
     known.lastSeq = row.seq
     if (row.expires_at !== null && known.nextExpiry !== undefined) {
-      known.nextExpiry = known.nextExpiry === null || row.expires_at < known.nextExpiry ? row.expires_at : known.nextExpiry
+      known.nextExpiry =
+        known.nextExpiry === null || row.expires_at < known.nextExpiry ? row.expires_at : known.nextExpiry
     }
     log.debug({ id: row.id, type: row.type, category: row.category }, 'notification created')
     return toNotification(row)

@@ -41,7 +41,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable('streams')
     .addColumn('id', 'text', (col) => col.primaryKey())
     .addColumn('name', 'text', (col) => col.notNull())
-    .addColumn('type', 'text', (col) => col.notNull().check(sql`type in ('HTTP', 'MQTT', 'COM', 'WebSocket', 'Virtual')`))
+    .addColumn('type', 'text', (col) =>
+      col.notNull().check(sql`type in ('HTTP', 'MQTT', 'COM', 'WebSocket', 'Virtual')`),
+    )
     .addColumn('settings', 'text', (col) => col.notNull().defaultTo('{}'))
     .addColumn('device_name', 'text')
     .addColumn('screen_id', 'text')
@@ -79,7 +81,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('junction_targets_pk', ['junction_id', 'stream_id'])
     .execute()
 
-  await db.schema.createIndex('junction_collectors_collector').on('junction_collectors').column('collector_id').execute()
+  await db.schema
+    .createIndex('junction_collectors_collector')
+    .on('junction_collectors')
+    .column('collector_id')
+    .execute()
   await db.schema.createIndex('junction_targets_stream').on('junction_targets').column('stream_id').execute()
 }
 
