@@ -1,0 +1,332 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { ErrorBody } from '@relay/contracts'
+import { createTestClock, tempDir } from '@relay/testkit'
+import { Value } from 'typebox/value'
+import { afterEach, describe, expect, it } from 'vitest'
+import { startRelay, testConfig } from '../../test/app.js'
+import { createApp } from '../app.js'
+
+const json = { 'content-type': 'application/json' }
+
+/** A local JSON API whose document the test changes, and a receiver that records what streams POST. */
+async function localServer(handler: (body: string) => { status: number; body?: unknown }) {
+  const received: unknown[] = []
+  const server: Server = createServer((req, res) => {
+    let body = ''
+    req.on('data', (chunk) => {
+      body += chunk
+    })
+    req.on('end', () => {
+      if (req.method === 'POST') {
+        received.push(JSON.parse(body))
+      }
+      const answer = handler(body)
+      res.writeHead(answer.status, { 'content-type': 'application/json' })
+      res.end(answer.body === undefined ? '' : JSON.stringify(answer.body))
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  servers.push(server)
+  return { url, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+}
+
+const servers: Server[] = []
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+  }
+})
+
+async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await read()
+    if (ok(value) || Date.now() > deadline) {
+      return value
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+}
+
+describe('sources API', () => {
+  it('creates, reads, updates and deletes collectors, streams and junctions', async () => {
+    const { app } = await startRelay()
+    const collector = await app.inject({
+      method: 'POST',
+      url: '/api/collectors',
+      payload: { name: 'Demo', collectorType: 'Virtual', pollRateMs: 1000, settings: { sensorCount: 3 } },
+    })
+    expect(collector.statusCode).toBe(201)
+    const { id } = collector.json()
+    expect(collector.json()).toMatchObject({ name: 'Demo', active: false, running: false, hasAccessToken: false })
+    const renamed = await app.inject({ method: 'PATCH', url: `/api/collectors/${id}`, payload: { name: 'Renamed' } })
+    expect(renamed.json()).toMatchObject({ name: 'Renamed', settings: { sensorCount: 3 } })
+    const stream = (
+      await app.inject({ method: 'POST', url: '/api/connections/streams', payload: { name: 'Sink', type: 'Virtual' } })
+    ).json()
+    const junction = await app.inject({
+      method: 'POST',
+      url: '/api/junctions',
+      payload: { name: 'J', collectorIds: [id], targets: [{ streamId: stream.id, sendRateMs: 500 }] },
+    })
+    expect(junction.statusCode).toBe(201)
+    expect(junction.json()).toMatchObject({ status: 'Idle', autoStart: false, collectorIds: [id] })
+    expect((await app.inject({ url: '/api/junctions' })).json()).toHaveLength(1)
+    expect((await app.inject({ method: 'DELETE', url: `/api/collectors/${id}` })).json()).toEqual({ success: true })
+    expect((await app.inject({ url: `/api/junctions/${junction.json().id}` })).json().collectorIds).toEqual([])
+    expect((await app.inject({ url: `/api/collectors/${id}` })).statusCode).toBe(404)
+  })
+
+  describe('bad input is a clear 4xx', () => {
+    const unknown = '5b7e0c1e-0000-4000-8000-000000000000'
+    it.each([
+      ['POST', '/api/collectors', { collectorType: 'Host' }],
+      ['POST', '/api/collectors', { name: 'x', collectorType: 'Toaster' }],
+      ['POST', '/api/collectors', { name: 'x', collectorType: 'Host', pollRateMs: 10 }],
+      ['POST', '/api/collectors', { name: 'x', collectorType: 'GenericAPI', settings: { url: 'ftp://x' } }],
+      ['POST', '/api/collectors', { name: 'x', collectorType: 'Virtual', settings: { sensorCount: 0 } }],
+      ['POST', '/api/collectors', { name: 'x', collectorType: 'Host', settings: { extra: 1 } }],
+      ['POST', '/api/collectors', { name: 'x'.repeat(101), collectorType: 'Host' }],
+      ['POST', '/api/collectors', { name: 'x', collectorType: 'Host', accessTokenPassword: 'longenough' }],
+      ['PATCH', `/api/collectors/${unknown}`, {}],
+      ['POST', '/api/connections/streams', { name: 's', type: 'HTTP', settings: {} }],
+      ['POST', '/api/connections/streams', { name: 's', type: 'Fax' }],
+      ['POST', '/api/junctions', { name: 'j', collectorIds: [unknown], targets: [] }],
+      ['POST', '/api/junctions', { name: 'j', collectorIds: ['not-a-uuid'], targets: [] }],
+      ['POST', '/api/junctions', { name: 'j', collectorIds: [], targets: [{ streamId: unknown, sendRateMs: 1 }] }],
+    ])('%s %s %j → 400', async (method, url, payload) => {
+      const { app } = await startRelay()
+      const res = await app.inject({ method: method as 'POST', url, payload: JSON.stringify(payload), headers: json })
+      expect(res.statusCode).toBe(400)
+      expect(Value.Check(ErrorBody, res.json())).toBe(true)
+      expect((await app.inject({ url: '/api/collectors' })).json()).toEqual([])
+    })
+
+    it('answers unknown ids with 404 and malformed ids with 400', async () => {
+      const { app } = await startRelay()
+      for (const url of [
+        `/api/collectors/${unknown}`,
+        `/api/connections/streams/${unknown}`,
+        `/api/junctions/${unknown}`,
+      ]) {
+        expect((await app.inject({ url })).statusCode).toBe(404)
+      }
+      expect((await app.inject({ method: 'POST', url: `/api/junctions/${unknown}/start` })).statusCode).toBe(404)
+      expect((await app.inject({ url: '/api/collectors/nope' })).statusCode).toBe(400)
+      const malformed = await app.inject({ method: 'POST', url: '/api/collectors', payload: '{"name":', headers: json })
+      expect(malformed.json().code).toBe('INVALID_REQUEST')
+    })
+  })
+})
+
+describe('running sources', () => {
+  it('a GenericAPI collector counts new and lost sensors as the API changes', async () => {
+    let document: Record<string, unknown> = { temp: 21.5, humidity: 40 }
+    const api = await localServer(() => ({ status: 200, body: document }))
+    const { app } = await startRelay()
+    const created = await app.inject({
+      method: 'POST',
+      url: '/api/collectors',
+      payload: { name: 'API', collectorType: 'GenericAPI', pollRateMs: 1000, settings: { url: `${api.url}/data` } },
+    })
+    const { id } = created.json()
+    await app.inject({ method: 'POST', url: `/api/collectors/${id}/start` })
+    const first = await until(
+      async () => (await app.inject({ url: `/api/collectors/${id}` })).json(),
+      (c) => c.lastFetchTime !== null,
+    )
+    expect(first).toMatchObject({
+      running: true,
+      lastFetchSuccessful: true,
+      lastFetchTotalSensors: 2,
+      lastFetchNewSensors: 2,
+      lastFetchLostSensors: 0,
+    })
+    document = { temp: 22, pressure: 1013, wind: 3 }
+    const second = await until(
+      async () => (await app.inject({ url: `/api/collectors/${id}` })).json(),
+      (c) => c.lastFetchTotalSensors === 3,
+      4000,
+    )
+    expect(second).toMatchObject({ lastFetchNewSensors: 2, lastFetchLostSensors: 1 })
+    const sensors = (await app.inject({ url: `/api/collectors/${id}/sensors` })).json()
+    expect(sensors.find((s: { externalId: string }) => s.externalId === 'humidity')).toMatchObject({ missing: true })
+    const stats = (await app.inject({ url: '/api/collectors/stats' })).json()
+    expect(stats.collectors).toMatchObject({ active: 1, total: 1 })
+    expect(stats.sensors).toMatchObject({ total: 3, breakdown: { lost: 1, new: 2 }, health: { severity: 'warning' } })
+    await api.close()
+    const failed = await until(
+      async () => (await app.inject({ url: `/api/collectors/${id}` })).json(),
+      (c) => c.lastFetchSuccessful === false,
+      4000,
+    )
+    expect(failed.lastFetchErrorMessage).toEqual(expect.any(String))
+    expect((await app.inject({ url: '/api/collectors/stats' })).json().collectors.health.severity).toBe('error')
+  })
+
+  it('a junction streams its sensors over HTTP; a silent stream turns warning then error on the clock', async () => {
+    const clock = createTestClock(new Date())
+    let accepting = true
+    const receiver = await localServer(() => ({ status: accepting ? 204 : 503 }))
+    const { app } = await startRelay({ clock })
+    const collector = (
+      await app.inject({
+        method: 'POST',
+        url: '/api/collectors',
+        payload: { name: 'V', collectorType: 'Virtual', pollRateMs: 1000, settings: { sensorCount: 2 } },
+      })
+    ).json()
+    const stream = (
+      await app.inject({
+        method: 'POST',
+        url: '/api/connections/streams',
+        payload: {
+          name: 'Wall',
+          type: 'HTTP',
+          settings: { url: `${receiver.url}/in` },
+          deviceName: 'Lobby',
+          screenId: '7',
+        },
+      })
+    ).json()
+    const junction = (
+      await app.inject({
+        method: 'POST',
+        url: '/api/junctions',
+        payload: { name: 'Lobby', collectorIds: [collector.id], targets: [{ streamId: stream.id, sendRateMs: 200 }] },
+      })
+    ).json()
+    const started = await app.inject({ method: 'POST', url: `/api/junctions/${junction.id}/start` })
+    expect(started.json()).toMatchObject({ status: 'Running' })
+    await until(
+      async () => receiver.received,
+      (r) => r.some((p) => (p as { sensors: unknown[] }).sensors.length === 2),
+    )
+    expect(receiver.received.at(-1)).toMatchObject({ junctionId: junction.id, deviceName: 'Lobby', screenId: '7' })
+    const healthy = (await app.inject({ url: '/api/connections/streams/stats' })).json()
+    expect(healthy).toMatchObject({
+      active: 1,
+      total: 1,
+      health: { severity: 'success' },
+      breakdown: { byType: { HTTP: 1 } },
+    })
+
+    accepting = false
+    await until(
+      async () => (await app.inject({ url: `/api/connections/streams/${stream.id}` })).json(),
+      (s) => s.lastError !== null,
+    )
+    clock.advance(31_000)
+    expect((await app.inject({ url: '/api/connections/streams/stats' })).json()).toMatchObject({
+      slow: 1,
+      health: { severity: 'warning' },
+    })
+    clock.advance(5 * 60_000)
+    expect((await app.inject({ url: '/api/connections/streams/stats' })).json()).toMatchObject({
+      inactive: 1,
+      health: { severity: 'error' },
+    })
+    const history = (await app.inject({ url: '/api/notifications/history?category=system' })).json()
+    expect(history.notifications.map((n: { title: string }) => n.title)).toEqual(
+      expect.arrayContaining(['Junction started', 'Junction error']),
+    )
+
+    const stopped = await app.inject({ method: 'POST', url: `/api/junctions/${junction.id}/stop` })
+    expect(stopped.json().status).toBe('Idle')
+    expect((await app.inject({ url: '/api/connections/streams/stats' })).json()).toMatchObject({ active: 0 })
+    expect((await app.inject({ url: '/api/collectors/stats' })).json().collectors.active).toBe(0)
+  })
+
+  it('resumes auto-start junctions after a restart', async () => {
+    const folder = tempDir()
+    const config = testConfig(folder.path, { RELAY_WEB_DIR: folder.path })
+    const first = await createApp(config)
+    const collector = (
+      await first.inject({ method: 'POST', url: '/api/collectors', payload: { name: 'H', collectorType: 'Host' } })
+    ).json()
+    const stream = (
+      await first.inject({ method: 'POST', url: '/api/connections/streams', payload: { name: 'S', type: 'Virtual' } })
+    ).json()
+    await first.inject({
+      method: 'POST',
+      url: '/api/junctions',
+      payload: {
+        name: 'Auto',
+        autoStart: true,
+        collectorIds: [collector.id],
+        targets: [{ streamId: stream.id, sendRateMs: 100 }],
+      },
+    })
+    await first.close()
+    const second = await createApp(config)
+    await second.ready()
+    expect((await second.inject({ url: '/api/junctions' })).json()[0].status).toBe('Running')
+    await until(
+      async () => second.services.virtualStreams.get(stream.id),
+      (payload) => payload !== undefined,
+    )
+    expect(second.services.virtualStreams.get(stream.id)?.sensors.length).toBeGreaterThan(0)
+    await second.close()
+    folder.remove()
+  })
+
+  it('a password-protected token keeps its collector locked after a restart until unlocked', async () => {
+    const seen: string[] = []
+    const api = await localServer(() => ({ status: 200, body: { ok: 1 } }))
+    servers[0]?.on('request', (req) => seen.push(String(req.headers.authorization)))
+    const folder = tempDir()
+    const config = testConfig(folder.path, { RELAY_WEB_DIR: folder.path })
+    const first = await createApp(config)
+    const collector = (
+      await first.inject({
+        method: 'POST',
+        url: '/api/collectors',
+        payload: {
+          name: 'Secured',
+          collectorType: 'GenericAPI',
+          pollRateMs: 1000,
+          settings: { url: api.url },
+          accessToken: 'secret-token-123',
+          accessTokenPassword: 'correct horse',
+        },
+      })
+    ).json()
+    expect(collector).toMatchObject({ hasAccessToken: true, externalAccessToken: true, unlocked: true })
+    expect(JSON.stringify(collector)).not.toContain('secret-token-123')
+    await first.inject({ method: 'POST', url: `/api/collectors/${collector.id}/start` })
+    await first.close()
+
+    const second = await createApp(config)
+    await second.ready()
+    expect((await second.inject({ url: `/api/collectors/${collector.id}` })).json()).toMatchObject({
+      unlocked: false,
+      running: false,
+    })
+    const stats = (await second.inject({ url: '/api/collectors/stats' })).json()
+    expect(stats.collectors.details).toEqual(
+      expect.arrayContaining([expect.objectContaining({ description: 'Requires password to unlock' })]),
+    )
+    const wrong = await second.inject({
+      method: 'POST',
+      url: `/api/collectors/${collector.id}/unlock`,
+      payload: { password: 'wrong password' },
+    })
+    expect(wrong.statusCode).toBe(403)
+    const right = await second.inject({
+      method: 'POST',
+      url: `/api/collectors/${collector.id}/unlock`,
+      payload: { password: 'correct horse' },
+    })
+    expect(right.json()).toMatchObject({ unlocked: true, running: true })
+    await until(
+      async () => seen,
+      (list) => list.length >= 2,
+    )
+    expect(seen.every((header) => header === 'Bearer secret-token-123')).toBe(true)
+    await second.close()
+    folder.remove()
+  })
+})
