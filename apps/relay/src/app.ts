@@ -14,6 +14,7 @@ import type { StreamPayload } from './sources/drivers/types.js'
 import { sourceRoutes } from './sources/routes.js'
 import { createSourcesRuntime, type DriverFactories } from './sources/runtime.js'
 import { createSourcesService } from './sources/service.js'
+import { createWebSocketHub, webSocketHubRoutes, webSocketSupport } from './sources/websocket-hub.js'
 import { serveWebUi, spaFallback } from './web/routes.js'
 
 export type RelayOverrides = {
@@ -33,6 +34,8 @@ export async function createApp(config: RelayConfig, overrides: RelayOverrides =
     logger: { level: config.logLevel, pretty: config.prettyLogs },
     notFound: spaFallback(config.webDir),
   })
+  // Before any route: WebSocket upgrades must be handled by the root instance.
+  await webSocketSupport(app)
   const identity = loadOrCreateIdentity(config.dataDir, clock.now())
   const database = overrides.database ?? openDatabase(config.dataDir)
   if (!overrides.database) {
@@ -47,11 +50,14 @@ export async function createApp(config: RelayConfig, overrides: RelayOverrides =
   const notifications = createNotificationService({ ...deps, log: app.log.child({ feature: 'notifications' }) })
   const featureFlags = createFeatureFlagService(deps)
   const virtualStreams = new Map<string, StreamPayload>()
+  const webSocketHub = createWebSocketHub()
   const runtime = createSourcesRuntime({
     ...deps,
     log: app.log.child({ feature: 'sources' }),
     notifications,
-    drivers: overrides.drivers ?? createDrivers((streamId, payload) => virtualStreams.set(streamId, payload)),
+    drivers:
+      overrides.drivers ??
+      createDrivers({ virtualSink: (streamId, payload) => virtualStreams.set(streamId, payload), webSocketHub }),
   })
   app.addHook('onClose', () => runtime.close())
   const sources = createSourcesService({ ...deps, secretKey: loadOrCreateKey(config.dataDir), runtime })
@@ -60,6 +66,7 @@ export async function createApp(config: RelayConfig, overrides: RelayOverrides =
   await app.register(notificationRoutes, { notifications })
   await app.register(featureFlagRoutes, { featureFlags })
   await app.register(sourceRoutes, { sources })
+  await app.register(webSocketHubRoutes, { hub: webSocketHub, getStream: (id) => sources.getStream(id) })
 
   app.addHook('onReady', async () => {
     // Sources that fail to resume are reported, but never keep the relay (and its UI) from starting.
@@ -74,7 +81,9 @@ export async function createApp(config: RelayConfig, overrides: RelayOverrides =
   })
   // On the root context, so the not-found handler can send index.html.
   await serveWebUi(app, config.webDir)
-  return Object.assign(app, { services: { notifications, featureFlags, sources, runtime, virtualStreams } })
+  return Object.assign(app, {
+    services: { notifications, featureFlags, sources, runtime, virtualStreams, webSocketHub },
+  })
 }
 
 export type RelayApp = Awaited<ReturnType<typeof createApp>>

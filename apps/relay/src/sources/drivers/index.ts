@@ -1,13 +1,23 @@
-import { AppError } from '@relay/contracts'
 import type { DriverFactories } from '../runtime.js'
+import type { WebSocketHub } from '../websocket-hub.js'
+import { comStream } from './com-stream.js'
 import { genericApiCollector } from './generic-api.js'
 import { hostCollector } from './host.js'
 import { httpStream } from './http-stream.js'
+import { mqttCollector, mqttStream } from './mqtt.js'
 import type { StreamPayload } from './types.js'
 import { eventEngineCollector, virtualCollector, virtualStream } from './virtual.js'
+import { webSocketStream } from './websocket-stream.js'
 
-/** The built-in drivers; `virtualSink` receives what Virtual streams send. */
-export function createDrivers(virtualSink: (streamId: string, payload: StreamPayload) => void): DriverFactories {
+export type DriverOptions = {
+  /** Receives what Virtual streams send. */
+  virtualSink: (streamId: string, payload: StreamPayload) => void
+  /** Serves what WebSocket streams send to their subscribers. */
+  webSocketHub: WebSocketHub
+}
+
+/** The built-in drivers. */
+export function createDrivers({ virtualSink, webSocketHub }: DriverOptions): DriverFactories {
   return {
     collector(input) {
       switch (input.collectorType) {
@@ -15,12 +25,12 @@ export function createDrivers(virtualSink: (streamId: string, payload: StreamPay
           return hostCollector()
         case 'GenericAPI':
           return genericApiCollector(input.settings, input.accessToken)
+        case 'MQTT':
+          return mqttCollector(input.settings, input.pollRateMs)
         case 'Virtual':
           return virtualCollector(input.settings)
         case 'EventEngine':
           return eventEngineCollector()
-        case 'MQTT':
-          throw new AppError('CONFLICT', 'MQTT collectors are not available in this build')
         default:
           return unreachable(input.collectorType)
       }
@@ -29,12 +39,14 @@ export function createDrivers(virtualSink: (streamId: string, payload: StreamPay
       switch (input.type) {
         case 'HTTP':
           return httpStream(input.settings)
+        case 'MQTT':
+          return mqttStream(input.settings)
+        case 'WebSocket':
+          return webSocketStream(webSocketHub, input.id)
+        case 'COM':
+          return comStream(input.settings)
         case 'Virtual':
           return virtualStream((payload) => virtualSink(input.id, payload))
-        case 'MQTT':
-        case 'WebSocket':
-        case 'COM':
-          throw new AppError('CONFLICT', `${input.type} streams are not available in this build`)
         default:
           return unreachable(input.type)
       }

@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto'
+import { requirement } from '@relay/testkit'
+import { connectAsync, type MqttClient } from 'mqtt'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { mqttCollector, mqttStream } from './mqtt.js'
+import type { CollectorDriver, Reading, StreamDriver, StreamPayload } from './types.js'
+
+const brokerUrl = 'mqtt://127.0.0.1:1883'
+const mosquitto = requirement('Mosquitto', await brokerProblem(brokerUrl))
+
+async function brokerProblem(url: string): Promise<string | undefined> {
+  try {
+    const client = await connectAsync(url, { reconnectPeriod: 0, connectTimeout: 2000 })
+    await client.endAsync(true)
+    return undefined
+  } catch (err) {
+    return `no MQTT broker at ${url} (${(err as Error).message || (err as { code?: string }).code}); start one with \`mosquitto -d -c /etc/mosquitto/mosquitto.conf\``
+  }
+}
+
+const pollRateMs = 100
+const within = () => AbortSignal.timeout(5000)
+const uniqueTopic = () => `relay-test/${randomUUID()}`
+const sorted = (readings: Reading[]) => readings.toSorted((a, b) => a.externalId.localeCompare(b.externalId))
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+const payload: StreamPayload = {
+  junctionId: 'junction-1',
+  junctionName: 'Plant',
+  deviceName: 'screen',
+  screenId: null,
+  sentAt: '2025-01-01T00:00:00.000Z',
+  sensors: [
+    { collectorId: 'c1', id: 'temp', name: 'Temperature', unit: '°C', value: 21.5, lastUpdated: null },
+    { collectorId: 'c1', id: 'door', name: 'Door', unit: null, value: true, lastUpdated: null },
+  ],
+}
+
+const opened: { close(): Promise<void> }[] = []
+function track<T extends CollectorDriver | StreamDriver>(driver: T): T {
+  opened.push(driver)
+  return driver
+}
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((driver) => driver.close()))
+})
+
+describe('MQTT drivers without a broker', () => {
+  it('rejects every fetch with the broker address and the reason while the broker is unreachable', async () => {
+    const collector = track(mqttCollector({ brokerUrl: 'mqtt://127.0.0.1:1', topics: ['a/b'] }, pollRateMs))
+    await expect(collector.fetch(within())).rejects.toThrow(
+      /^MQTT broker mqtt:\/\/127\.0\.0\.1:1 is not reachable: .*ECONNREFUSED/,
+    )
+    await expect(collector.fetch(within())).rejects.toThrow(/^MQTT broker mqtt:\/\/127\.0\.0\.1:1 is not reachable/)
+  })
+
+  it('rejects a send while the broker is unreachable, without showing the password', async () => {
+    const stream = track(mqttStream({ brokerUrl: 'mqtt://relay:secret@127.0.0.1:1', topic: 'a/b' }))
+    const failure = stream.send(payload, within())
+    await expect(failure).rejects.toThrow(/^MQTT broker mqtt:\/\/relay:\*\*\*@127\.0\.0\.1:1 is not reachable/)
+    await expect(failure).rejects.not.toThrow(/secret/)
+  })
+})
+
+describe.skipIf(!mosquitto.available)('MQTT drivers against Mosquitto', () => {
+  let publisher: MqttClient
+
+  beforeAll(async () => {
+    publisher = await connectAsync(brokerUrl)
+    return () => publisher.endAsync(true)
+  })
+
+  const publish = (topic: string, message: string) => publisher.publishAsync(topic, message, { qos: 1 })
+
+  it('reports the latest value of each topic under a wildcard, JSON objects field by field', async () => {
+    const base = uniqueTopic()
+    const collector = track(mqttCollector({ brokerUrl, topics: [`${base}/#`] }, pollRateMs))
+    expect(await collector.fetch(within())).toEqual([])
+
+    await publish(`${base}/temp`, '20')
+    await publish(`${base}/temp`, '21.5')
+    await publish(`${base}/door`, 'true')
+    await publish(`${base}/label`, 'hall 2')
+    await publish(`${base}/quoted`, '"text"')
+    await publish(`${base}/status`, '{"battery":80,"ok":false,"gps":{"lat":1.5}}')
+
+    const reading = (externalId: string, value: Reading['value']): Reading => ({
+      externalId,
+      name: externalId,
+      unit: null,
+      value,
+    })
+    await expect
+      .poll(async () => sorted(await collector.fetch(within())))
+      .toEqual([
+        reading(`${base}/door`, true),
+        reading(`${base}/label`, 'hall 2'),
+        reading(`${base}/quoted`, 'text'),
+        reading(`${base}/status/battery`, 80),
+        reading(`${base}/status/gps/lat`, 1.5),
+        reading(`${base}/status/ok`, false),
+        reading(`${base}/temp`, 21.5),
+      ])
+  })
+
+  it('forgets a topic cleared with an empty message', async () => {
+    const base = uniqueTopic()
+    const collector = track(mqttCollector({ brokerUrl, topics: [`${base}/#`] }, 60_000))
+    await collector.fetch(within())
+    const ids = async () => (await collector.fetch(within())).map((reading) => reading.externalId)
+
+    await publish(`${base}/a`, '1')
+    await expect.poll(ids).toEqual([`${base}/a`])
+    await publish(`${base}/a`, '')
+
+    await expect.poll(ids).toEqual([])
+  })
+
+  it('listens to several topics and ignores the others', async () => {
+    const base = uniqueTopic()
+    const collector = track(mqttCollector({ brokerUrl, topics: [`${base}/a`, `${base}/+/level`] }, pollRateMs))
+    await collector.fetch(within())
+
+    await publish(`${base}/a`, '1')
+    await publish(`${base}/tank/level`, '2')
+    await publish(`${base}/b`, '3')
+
+    await expect
+      .poll(async () => sorted(await collector.fetch(within())).map((reading) => reading.externalId))
+      .toEqual([`${base}/a`, `${base}/tank/level`])
+  })
+
+  it('stops reporting a topic that sent nothing for three poll intervals', async () => {
+    const base = uniqueTopic()
+    // Slower than the other tests, so a busy machine cannot delay the steady topic past the window.
+    const pollRateMs = 200
+    const collector = track(mqttCollector({ brokerUrl, topics: [`${base}/#`] }, pollRateMs))
+    await collector.fetch(within())
+    const ids = async () => sorted(await collector.fetch(within())).map((reading) => reading.externalId)
+
+    let count = 0
+    const steady = setInterval(() => void publish(`${base}/steady`, String(count++)), pollRateMs / 4)
+    try {
+      await publish(`${base}/once`, '1')
+      await expect.poll(ids).toEqual([`${base}/once`, `${base}/steady`])
+      await sleep(3 * pollRateMs + 100)
+      expect(await ids()).toEqual([`${base}/steady`])
+    } finally {
+      clearInterval(steady)
+    }
+    await sleep(3 * pollRateMs + 100)
+    expect(await ids()).toEqual([])
+  })
+
+  it('rejects fetches when the broker refuses the subscription', async () => {
+    const collector = track(mqttCollector({ brokerUrl, topics: ['relay-test/#/wrong'] }, pollRateMs))
+    await expect(collector.fetch(within())).rejects.toThrow(
+      /^MQTT broker mqtt:\/\/127\.0\.0\.1:1883: cannot subscribe to relay-test\/#\/wrong/,
+    )
+  })
+
+  it('publishes each payload as JSON to its topic', async () => {
+    const topic = uniqueTopic()
+    const received: unknown[] = []
+    const subscriber = await connectAsync(brokerUrl)
+    try {
+      subscriber.on('message', (_topic, message) => received.push(JSON.parse(message.toString('utf8'))))
+      await subscriber.subscribeAsync(topic, { qos: 1 })
+      const stream = track(mqttStream({ brokerUrl, topic }))
+
+      await stream.send(payload, within())
+      await stream.send({ ...payload, sentAt: '2025-01-01T00:00:01.000Z' }, within())
+
+      await expect.poll(() => received).toEqual([payload, { ...payload, sentAt: '2025-01-01T00:00:01.000Z' }])
+    } finally {
+      await subscriber.endAsync(true)
+    }
+  })
+})
