@@ -8,8 +8,8 @@ const rounds = 3
 export type Comparison = {
   /** Names the progress lines on stderr. */
   label: string
-  /** The two report rows this comparison fills. */
-  figures: { throughput: string; latency: string }
+  /** The report rows this comparison fills: req/s and p99, and the median latency when named. */
+  figures: { throughput: string; latency: string; medianLatency?: string }
   ours: string | RequestSpec
   peer: string | RequestSpec
   /** How the notes name the peer, e.g. `bare Fastify route`. */
@@ -32,7 +32,8 @@ export async function compareWithPeer(comparison: Comparison, settings: BenchSet
       for (const side of order) {
         const result = await measureThroughput(comparison[side], settings)
         runs[side].push(result)
-        const summary = `${Math.round(result.requestsPerSecond)} req/s, p99 ${result.p99Ms.toFixed(2)} ms`
+        const latency = `p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms`
+        const summary = `${Math.round(result.requestsPerSecond)} req/s, ${latency}`
         console.error(`  ${label} round ${round + 1}/${rounds} ${side}: ${summary}`)
       }
     }
@@ -40,11 +41,20 @@ export async function compareWithPeer(comparison: Comparison, settings: BenchSet
     peakRssMb = sampler.stop()
   }
   const rps = (side: Throughput[]) => side.map((run) => run.requestsPerSecond)
+  const p50 = (side: Throughput[]) => side.map((run) => run.p50Ms)
   const p99 = (side: Throughput[]) => side.map((run) => run.p99Ms)
   const errors = [...runs.ours, ...runs.peer].reduce((sum, run) => sum + run.errors, 0)
   const errorNote = errors > 0 ? `; ${errors} connection errors` : ''
   const spread = (values: (side: Throughput[]) => number[], decimals: number) =>
     `ours ${range(values(runs.ours), decimals)}, peer ${range(values(runs.peer), decimals)}`
+  const latencyRow = (figure: string, label: string, values: (side: Throughput[]) => number[]): Figure => ({
+    figure,
+    ours: median(values(runs.ours)),
+    peer: median(values(runs.peer)),
+    unit: 'ms',
+    peakRssMb,
+    notes: `peer: ${peerName}; median of ${rounds} rounds' ${label} (${spread(values, 2)})`,
+  })
   return [
     {
       figure: figures.throughput,
@@ -54,14 +64,8 @@ export async function compareWithPeer(comparison: Comparison, settings: BenchSet
       peakRssMb,
       notes: `peer: ${peerName}; median of ${rounds} alternating rounds (${spread(rps, 0)})${errorNote}`,
     },
-    {
-      figure: figures.latency,
-      ours: median(p99(runs.ours)),
-      peer: median(p99(runs.peer)),
-      unit: 'ms',
-      peakRssMb,
-      notes: `peer: ${peerName}; median of ${rounds} rounds' p99 (${spread(p99, 2)})`,
-    },
+    ...(figures.medianLatency === undefined ? [] : [latencyRow(figures.medianLatency, 'p50', p50)]),
+    latencyRow(figures.latency, 'p99', p99),
   ]
 }
 

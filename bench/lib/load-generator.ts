@@ -50,6 +50,7 @@ const result = await load(
 )
 const report: LoadResult = {
   requestsPerSecond: responses / result.duration,
+  p50Ms: latencyMicros.count > 0 ? latencyMicros.percentile(50) / 1000 : Number.NaN,
   p99Ms: latencyMicros.count > 0 ? latencyMicros.percentile(99) / 1000 : Number.NaN,
   errors: result.errors,
   non2xx: result.non2xx,

@@ -5,6 +5,8 @@ import type { BenchSettings } from './benchmark.ts'
 export type Throughput = {
   /** 2xx responses per second of the measured duration. */
   requestsPerSecond: number
+  /** Median latency; from a microsecond histogram, like p99. */
+  p50Ms: number
   /** From a microsecond histogram: autocannon's own latency histogram holds whole milliseconds only. */
   p99Ms: number
   /** Connection errors, timeouts included. */
@@ -50,7 +52,8 @@ export async function measureThroughput(target: string | RequestSpec, settings: 
         `${request.method ?? 'GET'} ${url} answered ${result.non2xx} non-2xx responses; the benchmark would measure an error path`,
       )
     }
-    return { requestsPerSecond: result.requestsPerSecond, p99Ms: result.p99Ms, errors: result.errors }
+    const { requestsPerSecond, p50Ms, p99Ms, errors } = result
+    return { requestsPerSecond, p50Ms, p99Ms, errors }
   } finally {
     await worker.terminate()
   }

@@ -1,0 +1,452 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { type Collector, type Stream, sourceLimits } from '@relay/contracts'
+import type { Clock } from '@relay/server-kit'
+import { createApp as createRelayApp, type RelayApp } from '../apps/relay/src/app.ts'
+import { loadConfig as loadRelayConfig } from '../apps/relay/src/config.ts'
+import { openDatabase } from '../apps/relay/src/db/database.ts'
+import * as repo from '../apps/relay/src/sources/repo.ts'
+import type { Benchmark, BenchSettings, Figure } from './lib/benchmark.ts'
+import { compareWithPeer } from './lib/compare.ts'
+import { startMemorySampler } from './lib/memory.ts'
+import { seedCollectors, spreadLastSent } from './lib/seed-sources.ts'
+import { createBarePeer, listenLocal } from './lib/servers.ts'
+import { median } from './lib/throughput.ts'
+
+const seededCollectors = 10_000
+const runningStreams = 1_000
+/** The most targets one junction takes. */
+const targetsPerJunction = 100
+/** Long enough that no stream sends again during the rounds: each sends once when its junction starts. */
+const quietRateMs = sourceLimits.sendRate.max
+
+const runtimePairs = 100
+const runtimeRateMs = 1_000
+const runtimeSensors = 5
+const settleMs = 3_000
+const minimumCpuWindowSeconds = 5
+const cpuRounds = 3
+
+/** 10000 → "10 000", as the figure names read. */
+function spaced(count: number): string {
+  return count.toLocaleString('en-US').replaceAll(',', ' ')
+}
+
+function withNote(figures: Figure[], note: string): Figure[] {
+  return figures.map((figure) => ({ ...figure, notes: `${figure.notes}; ${note}` }))
+}
+
+type TempRelay = { relay: RelayApp; dataDir: string; close(): Promise<void> }
+
+async function createTempRelay(clock?: Clock): Promise<TempRelay> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'relay-bench-data-'))
+  const webDir = mkdtempSync(path.join(os.tmpdir(), 'relay-bench-web-'))
+  const removeTempDirs = () => {
+    rmSync(dataDir, { recursive: true, force: true })
+    rmSync(webDir, { recursive: true, force: true })
+  }
+  try {
+    const config = loadRelayConfig({ RELAY_DATA_DIR: dataDir, LOG_LEVEL: 'silent', RELAY_WEB_DIR: webDir })
+    const relay = await createRelayApp(config, clock ? { clock } : {})
+    return {
+      relay,
+      dataDir,
+      async close() {
+        await relay.close()
+        removeTempDirs()
+      },
+    }
+  } catch (err) {
+    removeTempDirs()
+    throw err
+  }
+}
+
+async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = performance.now() + timeoutMs
+  for (;;) {
+    const value = await probe()
+    if (value !== undefined) {
+      return value
+    }
+    if (performance.now() > deadline) {
+      throw new Error(`gave up after ${timeoutMs} ms waiting for ${what}`)
+    }
+    await sleep(50)
+  }
+}
+
+/** Median wall time of `task` over `times` runs, after a few discarded ones. */
+async function medianMs(times: number, task: () => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < 3; i++) {
+    await task()
+  }
+  const samples: number[] = []
+  for (let i = 0; i < times; i++) {
+    const started = performance.now()
+    await task()
+    samples.push(performance.now() - started)
+  }
+  return median(samples)
+}
+
+async function fetchBody(url: string): Promise<ArrayBuffer> {
+  const response = await fetch(url)
+  if (!response.ok) {
+    throw new Error(`GET ${url} answered ${response.status}`)
+  }
+  return response.arrayBuffer()
+}
+
+function expectEqual(what: string, actual: unknown, expected: unknown): void {
+  if (JSON.stringify(actual) !== JSON.stringify(expected)) {
+    throw new Error(`${what}: got ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`)
+  }
+}
+
+/**
+ * Where one request's time goes when nothing else runs: over HTTP (routing, schema serialisation,
+ * the socket) beside the service call alone and the row query alone, on a second connection.
+ */
+async function describeUnloaded(url: string, service: () => Promise<unknown>, query: () => Promise<unknown>) {
+  const bytes = (await fetchBody(url)).byteLength
+  const http = await medianMs(30, () => fetchBody(url))
+  const call = await medianMs(30, service)
+  const rows = await medianMs(30, query)
+  const ms = (value: number) => `${value.toFixed(1)} ms`
+  return `reply ${(bytes / 1024).toFixed(0)} kB; one request alone ${ms(http)} over HTTP, ${ms(call)} in the service, ${ms(rows)} of it the row query`
+}
+
+async function measureStats(settings: BenchSettings): Promise<Figure[]> {
+  // Held still, so the mix of healthy, slow and silent streams cannot drift between rounds.
+  const frozenNow = new Date()
+  const clock: Clock = { now: () => frozenNow }
+  const peerApp = createBarePeer()
+  let temp: TempRelay | undefined
+  try {
+    temp = await createTempRelay(clock)
+    const { relay, dataDir } = temp
+    const seedStarted = performance.now()
+    // After createApp, which migrated the database; before listen, whose resume must find nothing to start.
+    const seeded = await seedCollectors(dataDir, { count: seededCollectors, now: frozenNow })
+    console.error(
+      `  seeded ${spaced(seededCollectors)} collectors in ${Math.round(performance.now() - seedStarted)} ms`,
+    )
+    const base = await listenLocal(relay)
+    const peerUrl = `${await listenLocal(peerApp)}/bare`
+    const { sources, runtime, virtualStreams } = relay.services
+
+    const setupStarted = performance.now()
+    const feeder = await sources.createCollector({
+      name: 'Stream feeder',
+      collectorType: 'Virtual',
+      pollRateMs: sourceLimits.pollRate.max,
+      settings: { sensorCount: 5 },
+    })
+    const streams: Stream[] = []
+    for (let i = 1; i <= runningStreams; i++) {
+      const screen = i % 4 === 0 ? {} : { deviceName: `Lobby display ${i}`, screenId: `screen-${i}` }
+      streams.push(await sources.createStream({ name: `Screen ${i}`, type: 'Virtual', ...screen }))
+    }
+    for (let first = 0; first < streams.length; first += targetsPerJunction) {
+      const targets = streams.slice(first, first + targetsPerJunction)
+      const junction = await sources.createJunction({
+        name: `Displays ${first + 1}–${first + targets.length}`,
+        collectorIds: [feeder.id],
+        targets: targets.map((stream) => ({ streamId: stream.id, sendRateMs: quietRateMs })),
+      })
+      await sources.startJunction(junction.id)
+    }
+    await until('every stream to send once and the feeder to fetch', 60_000, async () => {
+      const sent = (await sources.listStreams()).every((stream) => stream.lastSentTime !== null)
+      const fetched = (await sources.getCollector(feeder.id)).lastFetchTime !== null
+      return sent && fetched && virtualStreams.size === runningStreams ? true : undefined
+    })
+    const setupMs = Math.round(performance.now() - setupStarted)
+    console.error(`  started ${spaced(runningStreams)} Virtual streams in ${setupMs} ms`)
+    const silence = await spreadLastSent(
+      dataDir,
+      streams.map((stream) => stream.id),
+      frozenNow,
+    )
+
+    const collectorStats = await sources.collectorStats()
+    expectEqual('collector stats', collectorStats.collectors, {
+      ...collectorStats.collectors,
+      active: 1,
+      total: seeded.counted + 1,
+      breakdown: {
+        ...collectorStats.collectors.breakdown,
+        locked: seeded.locked,
+        failedFetch: seeded.failedFetch,
+        neverFetched: seeded.neverFetched,
+      },
+    })
+    const streamStats = await sources.streamStats()
+    expectEqual(
+      'stream stats',
+      { active: streamStats.active, errors: streamStats.breakdown.errors, warnings: streamStats.breakdown.warnings },
+      { active: runningStreams, errors: silence.silent, warnings: silence.slow },
+    )
+    expectEqual('running streams', runtime.runningStreamIds().length, runningStreams)
+
+    const query = openDatabase(dataDir)
+    let collectorsUnloaded: string
+    let streamsUnloaded: string
+    try {
+      collectorsUnloaded = await describeUnloaded(
+        `${base}/api/collectors/stats`,
+        () => sources.collectorStats(),
+        () => repo.listCollectors(query.db),
+      )
+      streamsUnloaded = await describeUnloaded(
+        `${base}/api/connections/streams/stats`,
+        () => sources.streamStats(),
+        () => repo.listStreams(query.db),
+      )
+    } finally {
+      await query.close()
+    }
+    console.error(`  collectors stats: ${collectorsUnloaded}`)
+    console.error(`  streams stats: ${streamsUnloaded}`)
+
+    const collectorsName = `${spaced(seededCollectors)} collectors`
+    const collectors = await compareWithPeer(
+      {
+        label: 'collectors stats',
+        figures: {
+          throughput: `collectors stats req/s (${collectorsName})`,
+          medianLatency: `collectors stats p50 latency (${collectorsName})`,
+          latency: `collectors stats p99 latency (${collectorsName})`,
+        },
+        ours: `${base}/api/collectors/stats`,
+        peer: peerUrl,
+        peerName: 'bare Fastify route',
+      },
+      settings,
+    )
+    const { breakdown } = collectorStats.collectors
+    const collectorsNote =
+      `${spaced(collectorStats.collectors.total)} counted (EventEngine left out), ${breakdown.locked} locked, ` +
+      `${breakdown.failedFetch} failed fetch, ${breakdown.neverFetched} never fetched, ` +
+      `${collectorStats.sensors.details.length} with lost sensors: ` +
+      `${collectorStats.collectors.details.length + collectorStats.sensors.details.length} issues listed; ${collectorsUnloaded}`
+
+    const streamsName = `${spaced(runningStreams)} running streams`
+    const streamFigures = await compareWithPeer(
+      {
+        label: 'streams stats',
+        figures: {
+          throughput: `streams stats req/s (${streamsName})`,
+          medianLatency: `streams stats p50 latency (${streamsName})`,
+          latency: `streams stats p99 latency (${streamsName})`,
+        },
+        ours: `${base}/api/connections/streams/stats`,
+        peer: peerUrl,
+        peerName: 'bare Fastify route',
+      },
+      settings,
+    )
+    const streamsNote =
+      `Virtual streams in ${runningStreams / targetsPerJunction} running junctions, send rate ${quietRateMs / 1000} s: ` +
+      `${silence.healthy} healthy, ${silence.slow} slow, ${silence.silent} silent; ${streamsUnloaded}`
+    return [...withNote(collectors, collectorsNote), ...withNote(streamFigures, streamsNote)]
+  } finally {
+    await temp?.close()
+    await peerApp.close()
+  }
+}
+
+type Snapshot = { sentAt: Map<string, string | null>; fetchedAt: Map<string, string | null>; sends: number }
+
+type RuntimeBench = {
+  relay: RelayApp
+  collectors: Collector[]
+  streams: Stream[]
+  junctionIds: string[]
+  sends(): number
+}
+
+async function createRuntimeBench(relay: RelayApp): Promise<RuntimeBench> {
+  const { sources, virtualStreams } = relay.services
+  const collectors: Collector[] = []
+  const streams: Stream[] = []
+  const junctionIds: string[] = []
+  for (let i = 1; i <= runtimePairs; i++) {
+    const collector = await sources.createCollector({
+      name: `Virtual ${i}`,
+      collectorType: 'Virtual',
+      pollRateMs: runtimeRateMs,
+      settings: { sensorCount: runtimeSensors },
+    })
+    const stream = await sources.createStream({ name: `Screen ${i}`, type: 'Virtual', deviceName: `Display ${i}` })
+    const junction = await sources.createJunction({
+      name: `Junction ${i}`,
+      collectorIds: [collector.id],
+      targets: [{ streamId: stream.id, sendRateMs: runtimeRateMs }],
+    })
+    collectors.push(collector)
+    streams.push(stream)
+    junctionIds.push(junction.id)
+  }
+  // Counts what Virtual streams hand to the relay, on the map the relay keeps their last payloads in.
+  let sends = 0
+  const set = virtualStreams.set.bind(virtualStreams)
+  virtualStreams.set = (streamId, payload) => {
+    sends++
+    return set(streamId, payload)
+  }
+  return { relay, collectors, streams, junctionIds, sends: () => sends }
+}
+
+async function snapshot(bench: RuntimeBench): Promise<Snapshot> {
+  const { sources } = bench.relay.services
+  return {
+    sentAt: new Map((await sources.listStreams()).map((stream) => [stream.id, stream.lastSentTime])),
+    fetchedAt: new Map((await sources.listCollectors()).map((collector) => [collector.id, collector.lastFetchTime])),
+    sends: bench.sends(),
+  }
+}
+
+const advanced = (before: string | null | undefined, after: string | null | undefined) =>
+  after != null && (before == null || Date.parse(after) > Date.parse(before))
+
+/** Throws unless every stream sent and every collector fetched during the window, recently at its end. */
+async function checkRunning(bench: RuntimeBench, before: Snapshot, after: Snapshot, seconds: number, end: number) {
+  const { runtime, virtualStreams, sources } = bench.relay.services
+  const problems: string[] = []
+  const recent = (time: string | null | undefined) => time != null && end - Date.parse(time) < 2 * runtimeRateMs + 500
+  const stale = bench.streams.filter(
+    (stream) =>
+      !advanced(before.sentAt.get(stream.id), after.sentAt.get(stream.id)) || !recent(after.sentAt.get(stream.id)),
+  )
+  if (stale.length > 0) {
+    problems.push(`${stale.length} streams did not keep sending (lastSentTime)`)
+  }
+  const idle = bench.collectors.filter(
+    (c) => !advanced(before.fetchedAt.get(c.id), after.fetchedAt.get(c.id)) || !recent(after.fetchedAt.get(c.id)),
+  )
+  if (idle.length > 0) {
+    problems.push(`${idle.length} collectors did not keep fetching (lastFetchTime)`)
+  }
+  const failed = (await sources.listCollectors()).filter((collector) => !collector.lastFetchSuccessful)
+  if (failed.length > 0) {
+    problems.push(`${failed.length} collectors failed their last fetch: ${failed[0]?.lastFetchErrorMessage}`)
+  }
+  const wrongPayloads = bench.streams.filter((stream, i) => {
+    const payload = virtualStreams.get(stream.id)
+    const collectorId = bench.collectors[i]?.id
+    return payload?.sensors.length !== runtimeSensors || payload.sensors.some((s) => s.collectorId !== collectorId)
+  })
+  if (wrongPayloads.length > 0) {
+    problems.push(`${wrongPayloads.length} streams hold no payload of ${runtimeSensors} sensors from their collector`)
+  }
+  const sends = after.sends - before.sends
+  const expected = runtimePairs * seconds * (1000 / runtimeRateMs)
+  if (sends < expected * 0.8) {
+    problems.push(`${sends} payloads sent in ${seconds.toFixed(1)} s, expected about ${Math.round(expected)}`)
+  }
+  if (runtime.activePollers() !== runtimePairs || runtime.runningStreamIds().length !== runtimePairs) {
+    problems.push(`${runtime.activePollers()} pollers and ${runtime.runningStreamIds().length} senders running`)
+  }
+  if (problems.length > 0) {
+    throw new Error(`the runtime did not run as configured: ${problems.join('; ')}`)
+  }
+  return sends
+}
+
+function checkIdle(bench: RuntimeBench, before: Snapshot, after: Snapshot) {
+  const { runtime } = bench.relay.services
+  const moved = bench.streams.filter((stream) => before.sentAt.get(stream.id) !== after.sentAt.get(stream.id))
+  const polled = bench.collectors.filter((c) => before.fetchedAt.get(c.id) !== after.fetchedAt.get(c.id))
+  if (runtime.activePollers() > 0 || after.sends !== before.sends || moved.length > 0 || polled.length > 0) {
+    throw new Error(
+      `the stopped relay still ran: ${runtime.activePollers()} pollers, ${after.sends - before.sends} sends, ` +
+        `${moved.length} streams and ${polled.length} collectors updated`,
+    )
+  }
+}
+
+type CpuSample = { percent: number; seconds: number; sends: number }
+
+/** CPU time of this whole process (every thread) over a wall-clock window, as a percent of one core. */
+async function measureCpu(bench: RuntimeBench, running: boolean, seconds: number): Promise<CpuSample> {
+  const { sources } = bench.relay.services
+  for (const id of bench.junctionIds) {
+    await (running ? sources.startJunction(id) : sources.stopJunction(id))
+  }
+  await sleep(settleMs)
+  const before = await snapshot(bench)
+  const startCpu = process.cpuUsage()
+  const started = performance.now()
+  await sleep(seconds * 1000)
+  const cpu = process.cpuUsage(startCpu)
+  const wallMs = performance.now() - started
+  const end = Date.now()
+  const after = await snapshot(bench)
+  const elapsed = wallMs / 1000
+  const sends = running ? await checkRunning(bench, before, after, elapsed, end) : 0
+  if (!running) {
+    checkIdle(bench, before, after)
+  }
+  return { percent: ((cpu.user + cpu.system) / 1000 / wallMs) * 100, seconds: elapsed, sends }
+}
+
+async function measureRuntimeCpu(settings: BenchSettings): Promise<Figure[]> {
+  const seconds = Math.max(settings.durationSeconds, minimumCpuWindowSeconds)
+  const temp = await createTempRelay()
+  try {
+    // Runs the startup resume, as listen would; nothing needs a port here.
+    await temp.relay.ready()
+    const bench = await createRuntimeBench(temp.relay)
+    const sampler = startMemorySampler()
+    const runs = { ours: [] as CpuSample[], peer: [] as CpuSample[] }
+    let peakRssMb = 0
+    try {
+      for (let round = 0; round < cpuRounds; round++) {
+        const order = round % 2 === 0 ? (['peer', 'ours'] as const) : (['ours', 'peer'] as const)
+        for (const side of order) {
+          const sample = await measureCpu(bench, side === 'ours', seconds)
+          runs[side].push(sample)
+          const sent = side === 'ours' ? `, ${sample.sends} payloads sent` : ''
+          console.error(`  runtime CPU round ${round + 1}/${cpuRounds} ${side}: ${sample.percent.toFixed(2)} %${sent}`)
+        }
+      }
+    } finally {
+      peakRssMb = sampler.stop()
+      for (const id of bench.junctionIds) {
+        await temp.relay.services.sources.stopJunction(id)
+      }
+    }
+    const percents = (side: CpuSample[]) => side.map((sample) => sample.percent)
+    const range = (values: number[]) => `${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}`
+    const sendRate = median(runs.ours.map((sample) => sample.sends / sample.seconds))
+    return [
+      {
+        figure: `runtime CPU % of one core (${runtimePairs} collectors + ${runtimePairs} streams at ${runtimeRateMs / 1000} s)`,
+        ours: median(percents(runs.ours)),
+        peer: median(percents(runs.peer)),
+        unit: '% CPU',
+        peakRssMb,
+        notes:
+          `peer: the same relay with its ${runtimePairs} junctions stopped; process.cpuUsage over ${seconds} s after ` +
+          `${settleMs / 1000} s settling, median of ${cpuRounds} alternating rounds (ours ${range(percents(runs.ours))}, ` +
+          `peer ${range(percents(runs.peer))}); Virtual collectors of ${runtimeSensors} sensors, one per junction to ` +
+          `one Virtual stream; ${sendRate.toFixed(0)} payloads/s sent, every stream and collector checked to advance`,
+      },
+    ]
+  } finally {
+    await temp.close()
+  }
+}
+
+export const benchmark: Benchmark = {
+  name: 'dashboard',
+  async run(settings) {
+    const stats = await measureStats(settings)
+    const cpu = await measureRuntimeCpu(settings)
+    return [...stats, ...cpu]
+  },
+}
