@@ -57,13 +57,26 @@ const countBy = (issues: HealthIssue[], type: HealthIssue['type']) =>
   issues.filter((issue) => issue.type === type).length
 
 /**
+ * Collectors known to be healthy, counted by the database instead of listed: fetched successfully,
+ * no locked token, no lost sensors, not EventEngine. With thousands of collectors only the few with
+ * something to report need to be read one by one.
+ */
+export type HealthyCollectors = { count: number; totalSensors: number; newSensors: number }
+
+const noHealthyCollectors: HealthyCollectors = { count: 0, totalSensors: 0, newSensors: 0 }
+
+/**
  * Collector and sensor health. EventEngine collectors are internal and left out of everything;
  * `activePollers` is the number of polling operations running now.
  */
-export function collectorStats(all: readonly CollectorHealthInput[], activePollers: number): CollectorStats {
+export function collectorStats(
+  all: readonly CollectorHealthInput[],
+  activePollers: number,
+  healthy: HealthyCollectors = noHealthyCollectors,
+): CollectorStats {
   const collectors = all.filter((collector) => collector.collectorType !== excludedCollectorType)
   const issues: HealthIssue[] = []
-  const breakdown = { locked: 0, failedFetch: 0, neverFetched: 0, healthy: 0 }
+  const breakdown = { locked: 0, failedFetch: 0, neverFetched: 0, healthy: healthy.count }
 
   for (const collector of collectors) {
     const before = issues.length
@@ -91,7 +104,7 @@ export function collectorStats(all: readonly CollectorHealthInput[], activePolle
     list: readonly CollectorHealthInput[],
     field: 'lastFetchTotalSensors' | 'lastFetchLostSensors' | 'lastFetchNewSensors',
   ) => list.reduce((total, collector) => total + collector[field], 0)
-  const totalSensors = sum(collectors, 'lastFetchTotalSensors')
+  const totalSensors = sum(collectors, 'lastFetchTotalSensors') + healthy.totalSensors
   const lost = sum(collectors, 'lastFetchLostSensors')
   const sensorSeverity =
     lost >= healthThresholds.SENSOR_ERROR_LOST_THRESHOLD
@@ -120,22 +133,27 @@ export function collectorStats(all: readonly CollectorHealthInput[], activePolle
   return {
     collectors: {
       active: activePollers,
-      total: collectors.length,
+      total: collectors.length + healthy.count,
       health: areaHealth(errors, warnings),
       hasIssues: issues.length > 0,
       details: issues,
       breakdown: { ...breakdown, errors, warnings },
     },
     sensors: {
-      active: sum(
-        reporting.filter((collector) => collector.lastFetchSuccessful),
-        'lastFetchTotalSensors',
-      ),
+      active:
+        sum(
+          reporting.filter((collector) => collector.lastFetchSuccessful),
+          'lastFetchTotalSensors',
+        ) + healthy.totalSensors,
       total: totalSensors,
       health: areaHealth(sensorErrors, sensorIssues.length - sensorErrors),
       hasIssues: sensorIssues.length > 0,
       details: sensorIssues,
-      breakdown: { lost, new: sum(collectors, 'lastFetchNewSensors'), healthy: Math.max(totalSensors - lost, 0) },
+      breakdown: {
+        lost,
+        new: sum(collectors, 'lastFetchNewSensors') + healthy.newSensors,
+        healthy: Math.max(totalSensors - lost, 0),
+      },
     },
   }
 }

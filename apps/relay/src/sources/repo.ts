@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely'
+import type { ExpressionBuilder, Insertable, Kysely, Selectable, Updateable } from 'kysely'
 import type { CollectorsTable, JunctionsTable, RelayDB, SensorsTable, StreamsTable } from '../db/schema.js'
 
 type Db = Kysely<RelayDB>
@@ -29,6 +29,57 @@ export async function updateCollector(db: Db, id: string, changes: Updateable<Co
 export async function deleteCollector(db: Db, id: string): Promise<boolean> {
   const result = await db.deleteFrom('collectors').where('id', '=', id).executeTakeFirst()
   return result.numDeletedRows > 0n
+}
+
+/**
+ * The health statistics' view of the collectors: every collector that may have something to report,
+ * and a count of the rest (fetched fine, no password-protected token, nothing lost, not internal).
+ */
+export async function findCollectorHealth(db: Db) {
+  const plainlyHealthy = (eb: ExpressionBuilder<RelayDB, 'collectors'>) =>
+    eb.and([
+      eb('last_fetch_time', 'is not', null),
+      eb('last_fetch_successful', '=', 1),
+      eb('access_token_salt', 'is', null),
+      eb('last_fetch_lost_sensors', '=', 0),
+    ])
+  const counted = await db
+    .selectFrom('collectors')
+    .select((eb) => [
+      eb.fn.countAll<number>().as('count'),
+      eb.fn.coalesce(eb.fn.sum<number>('last_fetch_total_sensors'), eb.lit(0)).as('totalSensors'),
+      eb.fn.coalesce(eb.fn.sum<number>('last_fetch_new_sensors'), eb.lit(0)).as('newSensors'),
+    ])
+    .where('collector_type', '!=', 'EventEngine')
+    .where(plainlyHealthy)
+    .executeTakeFirstOrThrow()
+  const listed = await db
+    .selectFrom('collectors')
+    .select([
+      'id',
+      'name',
+      'collector_type',
+      'access_token_salt',
+      'last_fetch_time',
+      'last_fetch_successful',
+      'last_fetch_error_message',
+      'last_fetch_total_sensors',
+      'last_fetch_new_sensors',
+      'last_fetch_lost_sensors',
+    ])
+    .where('collector_type', '!=', 'EventEngine')
+    .where((eb) => eb.not(plainlyHealthy(eb)))
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
+  return {
+    listed,
+    healthy: {
+      count: Number(counted.count),
+      totalSensors: Number(counted.totalSensors),
+      newSensors: Number(counted.newSensors),
+    },
+  }
 }
 
 // Sensors

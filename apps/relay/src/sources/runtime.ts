@@ -39,6 +39,8 @@ const requestTimeout = 30_000
 export function createSourcesRuntime({ db, clock, log, notifications, drivers }: RuntimeDeps) {
   const pollers = new Map<string, Poller>()
   const senders = new Map<string, Sender>()
+  /** How many senders each stream has: answers "is it running" without scanning every sender. */
+  const sendersPerStream = new Map<string, number>()
   /** Tokens of password-protected collectors, held in memory only once unlocked. */
   const unlockedTokens = new Map<string, string>()
   const now = () => clock.now().toISOString()
@@ -110,7 +112,7 @@ export function createSourcesRuntime({ db, clock, log, notifications, drivers }:
   }
 
   /** Whether a collector's token can be used: no token, a token under the relay's key, or unlocked. */
-  function isUnlocked(row: repo.CollectorRow): boolean {
+  function isUnlocked(row: Pick<repo.CollectorRow, 'id' | 'access_token_salt'>): boolean {
     return row.access_token_salt === null || unlockedTokens.has(row.id)
   }
 
@@ -230,12 +232,19 @@ export function createSourcesRuntime({ db, clock, log, notifications, drivers }:
       () => driver.close(),
     )
     senders.set(`${junction.id}/${stream.id}`, { junctionId: junction.id, streamId: stream.id, stop: sender.stop })
+    sendersPerStream.set(stream.id, (sendersPerStream.get(stream.id) ?? 0) + 1)
   }
 
   async function stopSenders(junctionId: string) {
     const mine = [...senders.entries()].filter(([, sender]) => sender.junctionId === junctionId)
-    for (const [key] of mine) {
+    for (const [key, { streamId }] of mine) {
       senders.delete(key)
+      const left = (sendersPerStream.get(streamId) ?? 1) - 1
+      if (left > 0) {
+        sendersPerStream.set(streamId, left)
+      } else {
+        sendersPerStream.delete(streamId)
+      }
     }
     await Promise.all(mine.map(([, sender]) => sender.stop()))
   }
@@ -243,8 +252,8 @@ export function createSourcesRuntime({ db, clock, log, notifications, drivers }:
   return {
     isPolling: (collectorId: string) => pollers.has(collectorId),
     activePollers: () => pollers.size,
-    isStreamRunning: (streamId: string) => [...senders.values()].some((sender) => sender.streamId === streamId),
-    runningStreamIds: () => [...new Set([...senders.values()].map((sender) => sender.streamId))],
+    isStreamRunning: (streamId: string) => sendersPerStream.has(streamId),
+    runningStreamIds: () => [...sendersPerStream.keys()],
     isUnlocked,
     syncCollector,
 
@@ -304,6 +313,7 @@ export function createSourcesRuntime({ db, clock, log, notifications, drivers }:
       const all = [...pollers.values(), ...senders.values()]
       pollers.clear()
       senders.clear()
+      sendersPerStream.clear()
       await Promise.all(all.map((item) => item.stop()))
     },
   }

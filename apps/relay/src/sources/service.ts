@@ -17,7 +17,7 @@ import {
   type UpdateJunctionBody,
   type UpdateStreamBody,
 } from '@relay/contracts'
-import type { Clock } from '@relay/server-kit'
+import { type Clock, coalesce } from '@relay/server-kit'
 import type { Kysely } from 'kysely'
 import type { TSchema } from 'typebox'
 import { Value } from 'typebox/value'
@@ -408,16 +408,40 @@ export function createSourcesService({ db, clock, secretKey, runtime }: SourcesD
 
     // Statistics ---------------------------------------------------------------------------------
 
-    async collectorStats(): Promise<CollectorStats> {
-      const collectors = (await repo.listCollectors(db)).map(toCollector)
-      return collectorStats(collectors, runtime.activePollers())
-    },
+    // Concurrent dashboard polls share one computation; each answer is still computed fresh.
+    collectorStats: coalesce(async (): Promise<CollectorStats> => {
+      const { listed, healthy } = await repo.findCollectorHealth(db)
+      const collectors = listed.map((row) => ({
+        id: row.id,
+        name: row.name,
+        collectorType: row.collector_type,
+        lastFetchTime: row.last_fetch_time,
+        lastFetchSuccessful: row.last_fetch_successful === 1,
+        lastFetchErrorMessage: row.last_fetch_error_message,
+        externalAccessToken: row.access_token_salt !== null,
+        unlocked: runtime.isUnlocked(row),
+        lastFetchTotalSensors: row.last_fetch_total_sensors,
+        lastFetchNewSensors: row.last_fetch_new_sensors,
+        lastFetchLostSensors: row.last_fetch_lost_sensors,
+      }))
+      return collectorStats(collectors, runtime.activePollers(), healthy)
+    }),
 
-    async streamStats(): Promise<StreamStats> {
+    streamStats: coalesce(async (): Promise<StreamStats> => {
       const running = new Set(runtime.runningStreamIds())
-      const streams = (await repo.listStreams(db)).filter((row) => running.has(row.id)).map(toStream)
-      return streamStats(streams, clock.now())
-    },
+      const streams = (await repo.listStreams(db)).filter((row) => running.has(row.id))
+      return streamStats(
+        streams.map((row) => ({
+          id: row.id,
+          name: row.name,
+          type: row.type,
+          lastSentTime: row.last_sent_time,
+          deviceName: row.device_name,
+          screenId: row.screen_id,
+        })),
+        clock.now(),
+      )
+    }),
   }
 }
 
