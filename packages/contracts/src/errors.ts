@@ -89,6 +89,11 @@ export class AppError extends Error {
   }
 }
 
+/** A 400 naming one body field, for checks a schema cannot express. */
+export function invalidField(field: string, message: string): AppError {
+  return new AppError('INVALID_REQUEST', `${field} ${message}`, { details: [{ path: `body/${field}`, message }] })
+}
+
 export function isErrorBody(value: unknown): value is ErrorBody {
   return (
     typeof value === 'object' &&

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
+import { createFileOnce } from '../files/create-file-once.js'
 
 export const identityFile = 'identity.json'
 
@@ -20,18 +21,7 @@ export function loadOrCreateIdentity(dataDir: string, now: Date = new Date()): I
     return existing
   }
   const identity: Identity = { backendId: randomUUID(), createdAt: now.toISOString() }
-  // Written whole to a temp file, then linked into place: the link fails if another process won the race.
-  const temp = `${file}.${process.pid}.tmp`
-  writeFileSync(temp, `${JSON.stringify(identity, null, 2)}\n`)
-  try {
-    linkSync(temp, file)
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
-      throw err
-    }
-  } finally {
-    unlinkSync(temp)
-  }
+  createFileOnce(file, `${JSON.stringify(identity, null, 2)}\n`)
   return readIdentity(file) ?? identity
 }
 

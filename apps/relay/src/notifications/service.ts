@@ -5,6 +5,7 @@ import {
   DAY,
   type HistoryQuery,
   type HistoryReply,
+  invalidField,
   type Notification,
   type NotificationKind,
   notificationKinds,
@@ -72,10 +73,10 @@ export function createNotificationService({ db, clock, log }: NotificationDeps) 
       if (body.expiresAt !== undefined && !persistent) {
         const at = new Date(body.expiresAt)
         if (Number.isNaN(at.getTime())) {
-          throw invalid('expiresAt', 'must be an ISO 8601 date-time')
+          throw invalidField('expiresAt', 'must be an ISO 8601 date-time')
         }
         if (at.getTime() <= clock.now().getTime()) {
-          throw invalid('expiresAt', 'must lie in the future')
+          throw invalidField('expiresAt', 'must lie in the future')
         }
         expiresAt = at.toISOString()
       }
@@ -193,8 +194,4 @@ function toNotification(row: repo.NotificationRow): Notification {
 /** Messages made by relay features from outside text (an error string) must still fit the limits. */
 function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`
-}
-
-function invalid(field: string, message: string): AppError {
-  return new AppError('INVALID_REQUEST', `${field} ${message}`, { details: [{ path: `body/${field}`, message }] })
 }

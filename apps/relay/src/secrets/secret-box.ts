@@ -5,8 +5,9 @@ import {
   type ScryptOptions,
   scrypt as scryptCallback,
 } from 'node:crypto'
-import { chmodSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
+import { createFileOnce } from '../files/create-file-once.js'
 
 export const keysFolder = 'keys'
 const keyFile = 'secrets.key'
@@ -28,17 +29,7 @@ export function loadOrCreateKey(dataDir: string): Buffer {
       throw err
     }
   }
-  const temp = `${file}.${process.pid}.tmp`
-  writeFileSync(temp, randomBytes(keyBytes), { mode: 0o600 })
-  try {
-    linkSync(temp, file)
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
-      throw err
-    }
-  } finally {
-    unlinkSync(temp)
-  }
+  createFileOnce(file, randomBytes(keyBytes), 0o600)
   chmodSync(file, 0o600)
   return checkKey(readFileSync(file), file)
 }

@@ -7,6 +7,7 @@ import {
   type CreateJunctionBody,
   type CreateStreamBody,
   collectorSettingsSchemas,
+  invalidField,
   type Junction,
   type Sensor,
   type Stream,
@@ -93,29 +94,11 @@ export function createSourcesService({ db, clock, secretKey, runtime }: SourcesD
     }))
   }
 
-  async function collectorRow(id: string) {
-    const row = await repo.findCollector(db, id)
-    if (!row) {
-      throw new AppError('NOT_FOUND', `Collector ${id} not found`)
-    }
-    return row
-  }
+  const collectorRow = async (id: string) => found(await repo.findCollector(db, id), 'Collector', id)
 
-  async function streamRow(id: string) {
-    const row = await repo.findStream(db, id)
-    if (!row) {
-      throw new AppError('NOT_FOUND', `Stream ${id} not found`)
-    }
-    return row
-  }
+  const streamRow = async (id: string) => found(await repo.findStream(db, id), 'Stream', id)
 
-  async function junctionRow(id: string) {
-    const row = await repo.findJunction(db, id)
-    if (!row) {
-      throw new AppError('NOT_FOUND', `Junction ${id} not found`)
-    }
-    return row
-  }
+  const junctionRow = async (id: string) => found(await repo.findJunction(db, id), 'Junction', id)
 
   async function linksOf(id: string): Promise<repo.JunctionLinks> {
     return (await repo.findLinks(db, [id])).get(id) ?? { collectorIds: [], targets: [] }
@@ -133,7 +116,7 @@ export function createSourcesService({ db, clock, secretKey, runtime }: SourcesD
     const collectorIds = body.collectorIds ?? []
     const streamIds = (body.targets ?? []).map((target) => target.streamId)
     if (new Set(streamIds).size !== streamIds.length) {
-      throw invalid('targets', 'lists a stream more than once')
+      throw invalidField('targets', 'lists a stream more than once')
     }
     const collectors = await repo.existingIds(db, 'collectors', collectorIds)
     const streams = await repo.existingIds(db, 'streams', streamIds)
@@ -142,7 +125,7 @@ export function createSourcesService({ db, clock, secretKey, runtime }: SourcesD
       ...streamIds.filter((id) => !streams.has(id)).map((id) => `stream ${id}`),
     ]
     if (missing.length > 0) {
-      throw invalid(
+      throw invalidField(
         missing[0]?.startsWith('collector') ? 'collectorIds' : 'targets',
         `refers to unknown ${missing.join(', ')}`,
       )
@@ -163,7 +146,7 @@ export function createSourcesService({ db, clock, secretKey, runtime }: SourcesD
     async createCollector(body: CreateCollectorBody): Promise<Collector> {
       const settings = checkSettings(collectorSettingsSchemas[body.collectorType], body.settings ?? {})
       if (body.accessTokenPassword && !body.accessToken) {
-        throw invalid('accessTokenPassword', 'needs an accessToken to protect')
+        throw invalidField('accessTokenPassword', 'needs an accessToken to protect')
       }
       const id = randomUUID()
       const at = now()
@@ -191,7 +174,7 @@ export function createSourcesService({ db, clock, secretKey, runtime }: SourcesD
       const settingsSource = body.settings ?? (typeChanged ? {} : (JSON.parse(row.settings) as Record<string, unknown>))
       const settings = checkSettings(collectorSettingsSchemas[type], settingsSource)
       if (body.accessTokenPassword && !body.accessToken) {
-        throw invalid('accessTokenPassword', 'needs an accessToken to protect')
+        throw invalidField('accessTokenPassword', 'needs an accessToken to protect')
       }
       await repo.updateCollector(db, id, {
         name: body.name ?? row.name,
@@ -463,6 +446,9 @@ function checkSettings(schema: TSchema, settings: Record<string, unknown>): Reco
   return settings
 }
 
-function invalid(field: string, message: string): AppError {
-  return new AppError('INVALID_REQUEST', `${field} ${message}`, { details: [{ path: `body/${field}`, message }] })
+function found<T>(row: T | undefined, what: string, id: string): T {
+  if (row === undefined) {
+    throw new AppError('NOT_FOUND', `${what} ${id} not found`)
+  }
+  return row
 }
