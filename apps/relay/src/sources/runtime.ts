@@ -257,6 +257,14 @@ export function createSourcesRuntime({ db, clock, log, notifications, drivers }:
     isUnlocked,
     syncCollector,
 
+    /** A running poller keeps the settings it started with: replace it after the collector changed. */
+    async restartCollector(id: string, readToken: (row: repo.CollectorRow) => string | null): Promise<void> {
+      const existing = pollers.get(id)
+      pollers.delete(id)
+      await existing?.stop()
+      await syncCollector(id, readToken)
+    },
+
     unlock(collectorId: string, token: string) {
       unlockedTokens.set(collectorId, token)
     },

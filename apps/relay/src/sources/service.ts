@@ -190,13 +190,7 @@ export function createSourcesService({ db, clock, secretKey, runtime }: SourcesD
           runtime.unlock(id, body.accessToken)
         }
       }
-      // A running poller keeps its old settings: restart it.
-      if (runtime.isPolling(id)) {
-        await repo.updateCollector(db, id, { active: 0 })
-        await runtime.syncCollector(id, readToken)
-        await repo.updateCollector(db, id, { active: row.active })
-      }
-      await runtime.syncCollector(id, readToken)
+      await runtime.restartCollector(id, readToken)
       return toCollector(await collectorRow(id))
     },
 

@@ -240,6 +240,35 @@ describe('running sources', () => {
     expect((await app.inject({ url: '/api/collectors/stats' })).json().collectors.active).toBe(0)
   })
 
+  it('a running collector picks up changed settings at once', async () => {
+    const one = await localServer(() => ({ status: 200, body: { a: 1 } }))
+    const two = await localServer(() => ({ status: 200, body: { b: 2, c: 3 } }))
+    const { app } = await startRelay()
+    const { id } = (
+      await app.inject({
+        method: 'POST',
+        url: '/api/collectors',
+        payload: { name: 'API', collectorType: 'GenericAPI', pollRateMs: 60_000, settings: { url: one.url } },
+      })
+    ).json()
+    await app.inject({ method: 'POST', url: `/api/collectors/${id}/start` })
+    await until(
+      async () => (await app.inject({ url: `/api/collectors/${id}` })).json(),
+      (c) => c.lastFetchTotalSensors === 1,
+    )
+    const patched = await app.inject({
+      method: 'PATCH',
+      url: `/api/collectors/${id}`,
+      payload: { settings: { url: two.url } },
+    })
+    expect(patched.json()).toMatchObject({ running: true, settings: { url: two.url } })
+    const after = await until(
+      async () => (await app.inject({ url: `/api/collectors/${id}` })).json(),
+      (c) => c.lastFetchTotalSensors === 2,
+    )
+    expect(after).toMatchObject({ lastFetchNewSensors: 2, lastFetchLostSensors: 1 })
+  })
+
   it('resumes auto-start junctions after a restart', async () => {
     const folder = tempDir()
     const config = testConfig(folder.path, { RELAY_WEB_DIR: folder.path })
