@@ -1,11 +1,16 @@
 import path from 'node:path'
 import type {
+  Collector,
+  CollectorStats,
+  CreateCollectorBody,
   CreateNotificationBody,
   ErrorBody,
   FeatureFlags,
   FeatureFlagsUpdate,
+  Junction,
   Notification,
   NotificationReply,
+  Stream,
 } from '@relay/contracts'
 import { tempDir } from '@relay/testkit'
 import { inject } from 'vitest'
@@ -61,6 +66,13 @@ export async function startRelay() {
     notification: (id: string) => expectOk(call<Notification>('GET', `/api/notifications/${id}`)),
     flags: () => expectOk(call<FeatureFlags>('GET', '/api/feature-flags')),
     setFlags: (update: FeatureFlagsUpdate) => expectOk(call<FeatureFlags>('PUT', '/api/feature-flags', update)),
+    createCollector: (body: CreateCollectorBody) => expectOk(call<Collector>('POST', '/api/collectors', body)),
+    startCollector: (id: string) => expectOk(call<Collector>('POST', `/api/collectors/${id}/start`)),
+    collector: (id: string) => expectOk(call<Collector>('GET', `/api/collectors/${id}`)),
+    collectors: () => expectOk(call<Collector[]>('GET', '/api/collectors')),
+    collectorStats: () => expectOk(call<CollectorStats>('GET', '/api/collectors/stats')),
+    streams: () => expectOk(call<Stream[]>('GET', '/api/connections/streams')),
+    junctions: () => expectOk(call<Junction[]>('GET', '/api/junctions')),
     async close() {
       await app.close()
       folder.remove()

@@ -34,9 +34,9 @@ describe.skipIf(!chromium.available)('System page in Chromium', () => {
     folder.remove()
   })
 
-  it('opens at the System page and shows the live health of this relay', async () => {
+  it('shows the live health of this relay on the System page', async () => {
     const health = (await (await fetch(`${baseUrl}/api/health`)).json()) as RelayHealth
-    await page.goto(baseUrl)
+    await page.goto(`${baseUrl}/system`)
     await page.getByRole('heading', { level: 1, name: 'System' }).waitFor()
     expect(new URL(page.url()).pathname).toBe('/system')
     await expect.poll(() => page.getByTestId('system-status').textContent()).toMatch(/Healthy/)
@@ -57,7 +57,7 @@ describe.skipIf(!chromium.available)('System page in Chromium', () => {
 
   it('shows navigation with only the pages that exist', async () => {
     const links = await page.getByRole('navigation').getByRole('link').allTextContents()
-    expect(links.map((text) => text.trim())).toEqual(['Notifications', 'Settings', 'System'])
+    expect(links.map((text) => text.trim())).toEqual(['Dashboard', 'Sources', 'Notifications', 'Settings', 'System'])
   })
 
   it('renders a not-found view for unknown pages, served through the SPA fallback', async () => {

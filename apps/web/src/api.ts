@@ -1,5 +1,11 @@
 import {
   type AckBody,
+  type Collector,
+  type CollectorStats,
+  type CreateCollectorBody,
+  type CreateJunctionBody,
+  type CreateStreamBody,
+  dashboardRoutes,
   type ErrorBody,
   type ErrorCode,
   type FeatureFlags,
@@ -9,9 +15,17 @@ import {
   type HistoryQuery,
   type HistoryReply,
   isErrorBody,
+  type Junction,
   notificationRoutes,
   type PendingReply,
   type RelayHealth,
+  type Sensor,
+  type Stream,
+  type StreamStats,
+  sourceRoutes,
+  type UpdateCollectorBody,
+  type UpdateJunctionBody,
+  type UpdateStreamBody,
 } from '@relay/contracts'
 
 /** A failed API call. `status` is 0 when no response arrived at all. */
@@ -48,6 +62,14 @@ export function getJson<T>(path: string, { signal, dataStatuses = [] }: GetJsonO
 /** Sends `body` as JSON; the answer is parsed, or thrown as an `ApiError` exactly as `getJson` does. */
 export function sendJson<T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body: unknown): Promise<T> {
   return request<T>(path, { method, body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }, [])
+}
+
+/**
+ * A request without a body, such as `POST …/start`. No content type is sent: the relay rejects an
+ * empty body that claims to be JSON.
+ */
+export function sendEmpty<T>(method: 'POST' | 'DELETE', path: string): Promise<T> {
+  return request<T>(path, { method }, [])
 }
 
 async function request<T>(path: string, init: RequestInit, dataStatuses: readonly number[]): Promise<T> {
@@ -97,6 +119,11 @@ function dataStatusesOf(route: { schema: { response: object } }): number[] {
   return Object.keys(route.schema.response).map(Number)
 }
 
+/** A route's url with its `:id` filled in. */
+function withId(url: string, id: string): string {
+  return url.replace(':id', encodeURIComponent(id))
+}
+
 /** `path?key=value…` with the defined values only. */
 function withQuery(path: string, query: Record<string, string | number | undefined>): string {
   const params = new URLSearchParams()
@@ -125,4 +152,45 @@ export const api = {
     } satisfies AckBody),
   notificationHistory: (query: HistoryQuery, signal?: AbortSignal) =>
     getJson<HistoryReply>(withQuery(notificationRoutes.history.url, query), { signal }),
+
+  collectorStats: (signal?: AbortSignal) => getJson<CollectorStats>(dashboardRoutes.collectorStats.url, { signal }),
+  streamStats: (signal?: AbortSignal) => getJson<StreamStats>(dashboardRoutes.streamStats.url, { signal }),
+
+  collectors: (signal?: AbortSignal) => getJson<Collector[]>(sourceRoutes.listCollectors.url, { signal }),
+  createCollector: (body: CreateCollectorBody) =>
+    sendJson<Collector>(sourceRoutes.createCollector.method, sourceRoutes.createCollector.url, body),
+  updateCollector: (id: string, body: UpdateCollectorBody) =>
+    sendJson<Collector>(sourceRoutes.updateCollector.method, withId(sourceRoutes.updateCollector.url, id), body),
+  deleteCollector: (id: string) =>
+    sendEmpty<{ success: true }>(sourceRoutes.deleteCollector.method, withId(sourceRoutes.deleteCollector.url, id)),
+  startCollector: (id: string) =>
+    sendEmpty<Collector>(sourceRoutes.startCollector.method, withId(sourceRoutes.startCollector.url, id)),
+  stopCollector: (id: string) =>
+    sendEmpty<Collector>(sourceRoutes.stopCollector.method, withId(sourceRoutes.stopCollector.url, id)),
+  unlockCollector: (id: string, password: string) =>
+    sendJson<Collector>(sourceRoutes.unlockCollector.method, withId(sourceRoutes.unlockCollector.url, id), {
+      password,
+    }),
+  sensors: (collectorId: string, signal?: AbortSignal) =>
+    getJson<Sensor[]>(withId(sourceRoutes.listSensors.url, collectorId), { signal }),
+
+  streams: (signal?: AbortSignal) => getJson<Stream[]>(sourceRoutes.listStreams.url, { signal }),
+  createStream: (body: CreateStreamBody) =>
+    sendJson<Stream>(sourceRoutes.createStream.method, sourceRoutes.createStream.url, body),
+  updateStream: (id: string, body: UpdateStreamBody) =>
+    sendJson<Stream>(sourceRoutes.updateStream.method, withId(sourceRoutes.updateStream.url, id), body),
+  deleteStream: (id: string) =>
+    sendEmpty<{ success: true }>(sourceRoutes.deleteStream.method, withId(sourceRoutes.deleteStream.url, id)),
+
+  junctions: (signal?: AbortSignal) => getJson<Junction[]>(sourceRoutes.listJunctions.url, { signal }),
+  createJunction: (body: CreateJunctionBody) =>
+    sendJson<Junction>(sourceRoutes.createJunction.method, sourceRoutes.createJunction.url, body),
+  updateJunction: (id: string, body: UpdateJunctionBody) =>
+    sendJson<Junction>(sourceRoutes.updateJunction.method, withId(sourceRoutes.updateJunction.url, id), body),
+  deleteJunction: (id: string) =>
+    sendEmpty<{ success: true }>(sourceRoutes.deleteJunction.method, withId(sourceRoutes.deleteJunction.url, id)),
+  startJunction: (id: string) =>
+    sendEmpty<Junction>(sourceRoutes.startJunction.method, withId(sourceRoutes.startJunction.url, id)),
+  stopJunction: (id: string) =>
+    sendEmpty<Junction>(sourceRoutes.stopJunction.method, withId(sourceRoutes.stopJunction.url, id)),
 }
