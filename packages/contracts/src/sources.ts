@@ -99,7 +99,17 @@ export const CreateCollectorBody = Type.Object(
 )
 export type CreateCollectorBody = Static<typeof CreateCollectorBody>
 
-export const UpdateCollectorBody = Type.Partial(CreateCollectorBody, { additionalProperties: false, minProperties: 1 })
+export const UpdateCollectorBody = Type.Partial(
+  Type.Object(
+    {
+      ...CreateCollectorBody.properties,
+      /** null removes the token (and its password protection). */
+      accessToken: Type.Union([AccessToken, Type.Null()]),
+    },
+    { additionalProperties: false },
+  ),
+  { additionalProperties: false, minProperties: 1 },
+)
 export type UpdateCollectorBody = Static<typeof UpdateCollectorBody>
 
 export const UnlockCollectorBody = Type.Object({ password: Password }, { additionalProperties: false })
@@ -160,7 +170,20 @@ export const CreateStreamBody = Type.Object(
   { additionalProperties: false },
 )
 export type CreateStreamBody = Static<typeof CreateStreamBody>
-export const UpdateStreamBody = Type.Partial(CreateStreamBody, { additionalProperties: false, minProperties: 1 })
+const Label = Type.String({ minLength: 1, maxLength: 100 })
+
+export const UpdateStreamBody = Type.Partial(
+  Type.Object(
+    {
+      ...CreateStreamBody.properties,
+      /** null clears the field. */
+      deviceName: Type.Union([Label, Type.Null()]),
+      screenId: Type.Union([Label, Type.Null()]),
+    },
+    { additionalProperties: false },
+  ),
+  { additionalProperties: false, minProperties: 1 },
+)
 export type UpdateStreamBody = Static<typeof UpdateStreamBody>
 
 // Junctions ------------------------------------------------------------------------------------

@@ -182,11 +182,12 @@ export function createSourcesService({ db, clock, secretKey, runtime }: SourcesD
         poll_rate_ms: body.pollRateMs ?? row.poll_rate_ms,
         settings: JSON.stringify(settings),
         ...(body.accessToken ? await sealToken(body.accessToken, body.accessTokenPassword) : {}),
+        ...(body.accessToken === null ? { access_token: null, access_token_salt: null } : {}),
         updated_at: now(),
       })
-      if (body.accessToken) {
+      if (body.accessToken !== undefined) {
         runtime.forget(id)
-        if (body.accessTokenPassword) {
+        if (body.accessToken && body.accessTokenPassword) {
           runtime.unlock(id, body.accessToken)
         }
       }
@@ -277,8 +278,8 @@ export function createSourcesService({ db, clock, secretKey, runtime }: SourcesD
         name: body.name ?? row.name,
         type,
         settings: JSON.stringify(checkSettings(streamSettingsSchemas[type], source)),
-        device_name: body.deviceName ?? row.device_name,
-        screen_id: body.screenId ?? row.screen_id,
+        device_name: body.deviceName === undefined ? row.device_name : body.deviceName,
+        screen_id: body.screenId === undefined ? row.screen_id : body.screenId,
         updated_at: now(),
       })
       return toStream(await streamRow(id))

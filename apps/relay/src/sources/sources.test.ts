@@ -75,6 +75,26 @@ describe('sources API', () => {
     expect(junction.statusCode).toBe(201)
     expect(junction.json()).toMatchObject({ status: 'Idle', autoStart: false, collectorIds: [id] })
     expect((await app.inject({ url: '/api/junctions' })).json()).toHaveLength(1)
+    const labelled = await app.inject({
+      method: 'PATCH',
+      url: `/api/connections/streams/${stream.id}`,
+      payload: { deviceName: 'Wall', screenId: '3' },
+    })
+    expect(labelled.json()).toMatchObject({ deviceName: 'Wall', screenId: '3' })
+    const cleared = await app.inject({
+      method: 'PATCH',
+      url: `/api/connections/streams/${stream.id}`,
+      payload: { deviceName: null },
+    })
+    expect(cleared.json()).toMatchObject({ deviceName: null, screenId: '3' })
+    const tokened = await app.inject({ method: 'PATCH', url: `/api/collectors/${id}`, payload: { accessToken: 'abc' } })
+    expect(tokened.json()).toMatchObject({ hasAccessToken: true })
+    const untokened = await app.inject({
+      method: 'PATCH',
+      url: `/api/collectors/${id}`,
+      payload: { accessToken: null },
+    })
+    expect(untokened.json()).toMatchObject({ hasAccessToken: false, externalAccessToken: false })
     expect((await app.inject({ method: 'DELETE', url: `/api/collectors/${id}` })).json()).toEqual({ success: true })
     expect((await app.inject({ url: `/api/junctions/${junction.json().id}` })).json().collectorIds).toEqual([])
     expect((await app.inject({ url: `/api/collectors/${id}` })).statusCode).toBe(404)

@@ -17,7 +17,11 @@ export function StreamForm({ stream, onDone }: { stream?: Stream; onDone: () => 
   const [errors, setErrors] = useState<FormErrors>(noErrors)
 
   const save = useMutation({
-    mutationFn: (body: CreateStreamBody) => (stream ? api.updateStream(stream.id, body) : api.createStream(body)),
+    mutationFn: (body: CreateStreamBody) =>
+      stream
+        ? // An emptied label is cleared on the relay, not left as it was.
+          api.updateStream(stream.id, { ...body, deviceName: body.deviceName ?? null, screenId: body.screenId ?? null })
+        : api.createStream(body),
     onSuccess: async (saved) => {
       toast.success(stream ? `Saved stream ${saved.name}` : `Created stream ${saved.name}`)
       await refresh()
