@@ -1,5 +1,5 @@
 import { type FeatureFlags, type Notification, type NotificationType, notificationTypes } from '@relay/contracts'
-import { useCallback, useEffect, useRef } from 'react'
+import { useCallback, useEffect, useRef, useState } from 'react'
 import { type ExternalToast, Toaster, toast } from 'sonner'
 import { api } from '../api'
 import { useFeatureFlags } from '../feature-flags/use-feature-flags'
@@ -90,7 +90,7 @@ export function NotificationCenter() {
 function useToastQueue() {
   const queueRef = useRef<ToastQueue<Notification>>(createToastQueue())
   const flagsRef = useRef<FeatureFlags | undefined>(undefined)
-  const ackRef = useRef(createAckBatcher({ send: api.acknowledgeNotifications }))
+  const [acks] = useState(() => createAckBatcher({ send: api.acknowledgeNotifications }))
 
   const pump = useCallback(() => {
     const flags = flagsRef.current
@@ -107,8 +107,8 @@ function useToastQueue() {
         pump()
       })
     }
-    ackRef.current.add([...show, ...skipped].map((item) => item.id))
-  }, [])
+    acks.add([...show, ...skipped].map((item) => item.id))
+  }, [acks])
 
   const receiveAll = useCallback(
     (notifications: readonly Notification[]) => {
