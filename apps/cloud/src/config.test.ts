@@ -10,6 +10,9 @@ describe('cloud config', () => {
       publicUrl: 'http://127.0.0.1:8787',
       dataDir: './data/cloud',
       databaseUrl: undefined,
+      redisUrl: undefined,
+      stripeWebhookSecret: undefined,
+      demoAccount: false,
       logLevel: 'info',
       prettyLogs: false,
     })
@@ -21,6 +24,9 @@ describe('cloud config', () => {
       CLOUD_HOST: '0.0.0.0',
       CLOUD_PUBLIC_URL: 'https://cloud.example.com/',
       DATABASE_URL: 'postgres://u@db:5432/relay',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      STRIPE_WEBHOOK_SECRET: 'whsec_test',
+      CLOUD_DEMO_ACCOUNT: 'true',
       LOG_LEVEL: 'warn',
       CLOUD_DATA_DIR: ' ',
     })
@@ -29,6 +35,9 @@ describe('cloud config', () => {
       host: '0.0.0.0',
       publicUrl: 'https://cloud.example.com',
       databaseUrl: 'postgres://u@db:5432/relay',
+      redisUrl: 'redis://127.0.0.1:6379',
+      stripeWebhookSecret: 'whsec_test',
+      demoAccount: true,
       logLevel: 'warn',
       dataDir: './data/cloud',
     })

@@ -9,6 +9,12 @@ const CloudEnv = Type.Object({
   CLOUD_DATA_DIR: Type.String({ minLength: 1, default: './data/cloud' }),
   /** PostgreSQL connection string; without it the cloud runs on embedded PGlite in the data folder. */
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  /** Redis for caches and rate limits shared by several instances; in memory per instance without it. */
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  /** The signing secret of the payment provider's webhook endpoint (`whsec_…`); webhooks are refused without it. */
+  STRIPE_WEBHOOK_SECRET: Type.Optional(Type.String({ minLength: 1 })),
+  /** Creates a demo account with a gifted license at first start and prints its password once. */
+  CLOUD_DEMO_ACCOUNT: Type.Boolean({ default: false }),
   LOG_LEVEL: Type.Enum(LogLevel, { default: 'info' }),
   LOG_PRETTY: Type.Boolean({ default: false }),
 })
@@ -19,6 +25,9 @@ export type CloudConfig = Readonly<{
   publicUrl: string
   dataDir: string
   databaseUrl: string | undefined
+  redisUrl: string | undefined
+  stripeWebhookSecret: string | undefined
+  demoAccount: boolean
   logLevel: Static<typeof CloudEnv>['LOG_LEVEL']
   prettyLogs: boolean
 }>
@@ -35,6 +44,9 @@ export function loadConfig(env: Record<string, string | undefined>): CloudConfig
     ),
     dataDir: parsed.CLOUD_DATA_DIR,
     databaseUrl: parsed.DATABASE_URL,
+    redisUrl: parsed.REDIS_URL,
+    stripeWebhookSecret: parsed.STRIPE_WEBHOOK_SECRET,
+    demoAccount: parsed.CLOUD_DEMO_ACCOUNT,
     logLevel: parsed.LOG_LEVEL,
     prettyLogs: parsed.LOG_PRETTY,
   })

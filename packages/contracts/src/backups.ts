@@ -55,5 +55,3 @@ export const rateLimitPolicies = {
   backup: { capacity: 10, refillEvery: 60 * SECOND },
 } as const
 
-export const licenseRequiredMessage = 'Cloud backups require a valid Pro license'
-export const deviceTokenForbiddenMessage = 'Device tokens are not permitted for this endpoint'

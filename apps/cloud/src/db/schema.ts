@@ -2,6 +2,7 @@ import type { ColumnType, Generated } from 'kysely'
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>
 type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>
+type Json<T> = ColumnType<T, T | string, T | string>
 
 /** The cloud's account directory. `metadata` holds identity-provider metadata such as `giftedLicense`. */
 export interface UsersTable {
@@ -18,6 +19,50 @@ export interface UsersTable {
   updated_at: UpdatedAt
 }
 
+/** oidc-provider's models, one row per stored artifact. */
+export interface OAuthPayloadsTable {
+  model: string
+  id: string
+  payload: Json<Record<string, unknown>>
+  grant_id: string | null
+  uid: string | null
+  user_code: string | null
+  account_id: string | null
+  expires_at: Date | null
+  consumed_at: Date | null
+}
+
+export interface OAuthKeysTable {
+  kid: string
+  kind: 'signing' | 'cookie'
+  material: Json<Record<string, unknown>>
+  created_at: CreatedAt
+  retire_at: Date | null
+}
+
+export interface SubscriptionsTable {
+  id: Generated<string>
+  user_id: string
+  provider: string
+  customer_id: string
+  subscription_id: string
+  status: string
+  current_period_end: Date | null
+  created_at: CreatedAt
+  updated_at: UpdatedAt
+}
+
+export interface PaymentEventsTable {
+  provider: string
+  event_id: string
+  type: string
+  received_at: CreatedAt
+}
+
 export interface CloudDB {
   users: UsersTable
+  oauth_payloads: OAuthPayloadsTable
+  oauth_keys: OAuthKeysTable
+  subscriptions: SubscriptionsTable
+  payment_events: PaymentEventsTable
 }

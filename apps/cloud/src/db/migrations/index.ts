@@ -1,7 +1,11 @@
 import type { Migration } from 'kysely'
 import * as users from './0001-users.js'
+import * as oauth from './0002-oauth.js'
+import * as licenses from './0003-licenses.js'
 
 /** Every migration, in order. Listed here (not read from disk) so src and dist run the same set. */
 export const migrations: Record<string, Migration> = {
   '0001-users': users,
+  '0002-oauth': oauth,
+  '0003-licenses': licenses,
 }
