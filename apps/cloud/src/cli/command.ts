@@ -9,7 +9,7 @@ export type CliContext = {
   out(line: string): void
 }
 
-export type CliValues = Record<string, string | boolean | undefined>
+export type CliValues = Record<string, string | boolean | (string | boolean)[] | undefined>
 
 /** One operator command, e.g. `users add`; `options` are parsed with node:util parseArgs. */
 export type Command = {
