@@ -4,10 +4,11 @@ import { migrateToLatest } from '@relay/server-kit'
 import type { CloudConfig } from '../config.js'
 import { type CloudDatabase, openDatabase } from '../db/database.js'
 import { migrations } from '../db/migrations/index.js'
+import { accountCommands } from './account-commands.js'
 import { type CliContext, type Command, UsageError } from './command.js'
 import { databaseCommands } from './database-commands.js'
 
-const commands: Command[] = [...databaseCommands]
+const commands: Command[] = [...databaseCommands, ...accountCommands]
 
 export type CliOptions = {
   config: CloudConfig

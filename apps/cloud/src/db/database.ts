@@ -12,6 +12,16 @@ export type CloudDatabase = {
   db: Kysely<CloudDB>
   driver: 'pglite' | 'postgres'
   ping(): Promise<DatabaseHealth>
+  /**
+   * Calls `onMessage` with each NOTIFY payload on `channel` until the returned stop function runs.
+   * PostgreSQL listens on a dedicated connection (a pooled one would drop it) and reports its loss
+   * through `onLost`; PGlite is one process, so its notifications reach only listeners in that process.
+   */
+  listen(
+    channel: string,
+    onMessage: (payload: string) => void,
+    onLost: (err: Error) => void,
+  ): Promise<() => Promise<void>>
   close(): Promise<void>
 }
 
@@ -21,23 +31,75 @@ export type DatabaseOptions = { databaseUrl: string | undefined; dataDir: string
 export async function openDatabase({ databaseUrl, dataDir }: DatabaseOptions): Promise<CloudDatabase> {
   if (databaseUrl) {
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
-    return wrap(new Kysely<CloudDB>({ dialect: new PostgresDialect({ pool }) }), 'postgres')
+    const db = new Kysely<CloudDB>({ dialect: new PostgresDialect({ pool }) })
+    return wrap(db, 'postgres', (channel, onMessage, onLost) => listenPostgres(databaseUrl, channel, onMessage, onLost))
   }
   const folder = path.join(dataDir, 'pglite')
   await mkdir(folder, { recursive: true })
   const pglite = await PGlite.create(folder)
   const db = new Kysely<CloudDB>({ dialect: new PGliteDialect(pglite) })
-  return wrap(db, 'pglite', () => pglite.close())
+  return wrap(
+    db,
+    'pglite',
+    (channel, onMessage) => pglite.listen(channel, onMessage),
+    () => pglite.close(),
+  )
 }
 
-function wrap(db: Kysely<CloudDB>, driver: CloudDatabase['driver'], closeDriver?: () => Promise<void>): CloudDatabase {
+function wrap(
+  db: Kysely<CloudDB>,
+  driver: CloudDatabase['driver'],
+  listen: CloudDatabase['listen'],
+  closeDriver?: () => Promise<void>,
+): CloudDatabase {
   return {
     db,
     driver,
     ping: coalesce(() => pingDatabase(driver, () => sql`select 1`.execute(db))),
+    listen,
     async close() {
       await db.destroy()
       await closeDriver?.()
     },
+  }
+}
+
+async function listenPostgres(
+  connectionString: string,
+  channel: string,
+  onMessage: (payload: string) => void,
+  onLost: (err: Error) => void,
+): Promise<() => Promise<void>> {
+  const client = new pg.Client({ connectionString })
+  // Reported once, and only for a connection that was up: a failed start rejects instead.
+  let state: 'starting' | 'up' | 'done' = 'starting'
+  const lost = (err: Error) => {
+    if (state === 'up') {
+      state = 'done'
+      onLost(err)
+      client.end().catch(() => {})
+    }
+  }
+  client.on('notification', (message) => {
+    if (message.channel === channel) {
+      onMessage(message.payload ?? '')
+    }
+  })
+  client.on('error', lost)
+  client.on('end', () => lost(new Error('listener connection ended')))
+  try {
+    await client.connect()
+    await client.query(`listen ${client.escapeIdentifier(channel)}`)
+  } catch (err) {
+    state = 'done'
+    await client.end().catch(() => {})
+    throw err
+  }
+  state = 'up'
+  return async () => {
+    if (state !== 'done') {
+      state = 'done'
+      await client.end()
+    }
   }
 }
