@@ -1,4 +1,4 @@
-import { readdirSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { isBenchmark, loadSettings } from './lib/benchmark.ts'
@@ -9,8 +9,11 @@ const benchmarkTimeoutMs = 15 * 60 * 1000
 
 const benchDir = import.meta.dirname
 const settings = loadSettings(process.env)
+// BENCH_ONLY=auth,health runs those files and keeps the other rows of the last report.
+const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim())
 const files = readdirSync(benchDir)
   .filter((file) => file.endsWith('.bench.ts'))
+  .filter((file) => !only || only.includes(file.replace('.bench.ts', '')))
   .sort()
 
 const results: Row[] = []
@@ -30,6 +33,12 @@ for (const file of files) {
   results.push(...figures.map((figure) => toRow(benchmark.name, figure)))
 }
 
+const previousFile = path.join(benchDir, 'report.json')
+if (only && existsSync(previousFile)) {
+  const previous = JSON.parse(readFileSync(previousFile, 'utf8')) as Report
+  const ran = new Set(results.map((row) => row.benchmark))
+  results.unshift(...previous.results.filter((row) => !ran.has(row.benchmark)))
+}
 const report: Report = { machine: describeMachine(), settings, results }
 writeFileSync(path.join(benchDir, 'report.md'), renderMarkdown(report))
 writeFileSync(path.join(benchDir, 'report.json'), `${JSON.stringify(report, null, 2)}\n`)

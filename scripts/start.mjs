@@ -22,6 +22,8 @@ const cloudHost = env.CLOUD_HOST || '127.0.0.1'
 const relayHost = env.RELAY_HOST || '127.0.0.1'
 const cloudUrl = env.CLOUD_PUBLIC_URL || `http://${urlHost(cloudHost)}:${cloudPort}`
 env.CLOUD_URL ??= cloudUrl
+// A first start creates a demo cloud account with a gifted license and prints its password once.
+env.CLOUD_DEMO_ACCOUNT ??= 'true'
 
 build()
 

@@ -1,22 +1,36 @@
-import { createHttpServer, migrateAtStartup, packageVersion } from '@relay/server-kit'
+import { type Clock, createHttpServer, migrateAtStartup, packageVersion, systemClock } from '@relay/server-kit'
+import { requireAccessToken } from './auth/guard.js'
+import { accountRoutes } from './auth/routes.js'
+import { createTokenVerifier } from './auth/tokens.js'
 import type { CloudConfig } from './config.js'
 import { type CloudDatabase, openDatabase } from './db/database.js'
 import { migrations } from './db/migrations/index.js'
+import { seedDemoAccount } from './directory/demo-account.js'
 import { healthRoutes } from './health/routes.js'
+import { oauthRoutes } from './oauth/routes.js'
+import { createOAuthServer } from './oauth/server.js'
 import { paymentRoutes } from './payments/routes.js'
+import { createRateLimiter } from './rate-limit/limiter.js'
 import { openRedis, type Redis } from './redis.js'
 import { createCloudServices } from './services.js'
 
 export type CloudOverrides = {
   /** An already opened database; the app migrates it but does not close it. */
   database?: CloudDatabase
+  clock?: Clock
+  /** Where log lines go instead of stdout (tests read them). */
+  logStream?: { write(line: string): void }
+  /** Prints the demo account's credentials; the console by default. */
+  announce?: (message: string) => void
 }
 
 export const version = packageVersion(import.meta.url)
 
 /** The composition root of the cloud service: everything is wired here with plain calls. */
 export async function createApp(config: CloudConfig, overrides: CloudOverrides = {}) {
-  const app = createHttpServer({ logger: { level: config.logLevel, pretty: config.prettyLogs } })
+  const app = createHttpServer({
+    logger: { level: config.logLevel, pretty: config.prettyLogs, stream: overrides.logStream },
+  })
   const database = overrides.database ?? (await openDatabase(config))
   if (!overrides.database) {
     app.addHook('onClose', () => database.close())
@@ -28,12 +42,42 @@ export async function createApp(config: CloudConfig, overrides: CloudOverrides =
       await redis.quit()
     })
   }
-  const services = createCloudServices({ config, database, redis, log: app.log })
+  const clock = overrides.clock ?? systemClock
+  const services = createCloudServices({ config, database, clock, redis, log: app.log })
   app.addHook('onClose', () => services.close())
+  const { directory, tokens } = services
+  if (config.demoAccount) {
+    // PGlite runs LISTEN outside the query queue: let it finish before the seeding transaction.
+    await services.licenses.ready()
+    const demo = await seedDemoAccount(directory, services.licenses)
+    if (demo) {
+      // Straight to the console, never the log: the password is shown this once and kept nowhere.
+      ;(overrides.announce ?? console.log)(
+        `Demo cloud account created (gifted Pro license): ${demo.email} / ${demo.password}\n` +
+          'This password is shown only now.',
+      )
+    }
+  }
+  const limiter = createRateLimiter({ clock, redis, prefix: 'relay-cloud:rate:' })
 
   await app.register(healthRoutes, { database, version, startedAt: performance.now() })
   await app.register(paymentRoutes, { payments: services.payments })
-  return app
+
+  const oauth = createOAuthServer({ ...tokens, db: database.db, directory })
+  await oauth.provider()
+  await app.register(oauthRoutes, { oauth, directory, throttle: limiter })
+
+  const verify = createTokenVerifier(tokens)
+  await app.register(async (api) => {
+    requireAccessToken(api, verify)
+    await api.register(accountRoutes, {
+      db: database.db,
+      directory,
+      clock,
+      checkLicense: services.licenses.check,
+    })
+  })
+  return Object.assign(app, { services, oauth })
 }
 
 export type CloudApp = Awaited<ReturnType<typeof createApp>>

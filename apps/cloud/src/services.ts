@@ -5,6 +5,8 @@ import type { CloudDatabase } from './db/database.js'
 import { createUserDirectory } from './directory/service.js'
 import { createMemoryLicenseCache, createRedisLicenseCache } from './licenses/cache.js'
 import { createLicenseService } from './licenses/service.js'
+import { createKeyRing } from './oauth/keys.js'
+import { oauthPrefix } from './oauth/provider.js'
 import { createPaymentService } from './payments/service.js'
 import type { Redis } from './redis.js'
 
@@ -21,6 +23,13 @@ export type ServiceDeps = {
 export function createCloudServices({ config, database, clock = systemClock, redis, log }: ServiceDeps) {
   const { db } = database
   const directory = createUserDirectory({ db })
+  const tokens = {
+    issuer: `${config.publicUrl}${oauthPrefix}`,
+    /** The cloud API's resource identifier: the `aud` of its access tokens. */
+    audience: config.publicUrl,
+    keyRing: createKeyRing({ db, clock }),
+    clock,
+  }
   // A Redis cache is shared, so a change deletes the one entry every instance reads. A per-process cache
   // also has to hear other processes' changes (NOTIFY), or it would answer from a stale entry for up to 4 h.
   const licenses = createLicenseService({
@@ -31,7 +40,7 @@ export function createCloudServices({ config, database, clock = systemClock, red
     listen: redis ? undefined : database.listen,
   })
   const payments = createPaymentService({ licenses, directory, clock, webhookSecret: config.stripeWebhookSecret })
-  return { clock, directory, licenses, payments, close: () => licenses.close() }
+  return { clock, directory, tokens, licenses, payments, close: () => licenses.close() }
 }
 
 export type CloudServices = ReturnType<typeof createCloudServices>

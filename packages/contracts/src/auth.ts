@@ -72,7 +72,10 @@ export const listSessionsRoute = {
 export const deleteSessionRoute = {
   method: 'DELETE',
   url: '/auth/sessions/:id',
-  schema: { params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 255 }) }), response: { 200: Success, ...errors } },
+  schema: {
+    params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 255 }) }),
+    response: { 200: Success, ...errors },
+  },
 } as const
 
 /** Ends the session the calling token belongs to: its refresh token stops working at once. */

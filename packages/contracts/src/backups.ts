@@ -54,4 +54,3 @@ export const rateLimitPolicies = {
   /** request-upload and complete-upload: stricter than the dashboard policy. */
   backup: { capacity: 10, refillEvery: 60 * SECOND },
 } as const
-

@@ -1,13 +1,19 @@
-import { randomBytes, type ScryptOptions, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto'
+import { randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto'
 
 /** Cost parameters of new hashes; stored hashes carry their own, so they can be raised later. */
-const defaults = { N: 2 ** 15, r: 8, p: 1 }
+const defaults: Cost = { N: 2 ** 15, r: 8, p: 1 }
 const keyLength = 32
 
-function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
+type Cost = { N: number; r: number; p: number }
+
+function scrypt(password: string, salt: Buffer, options: Cost): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scryptCallback(password.normalize('NFKC'), salt, keyLength, { ...options, maxmem: 128 * options.N! * options.r! * 2 }, (err, key) =>
-      err ? reject(err) : resolve(key),
+    scryptCallback(
+      password.normalize('NFKC'),
+      salt,
+      keyLength,
+      { ...options, maxmem: 256 * options.N * options.r },
+      (err, key) => (err ? reject(err) : resolve(key)),
     )
   })
 }
@@ -16,7 +22,9 @@ function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16)
   const hash = await scrypt(password, salt, defaults)
-  return ['scrypt', defaults.N, defaults.r, defaults.p, salt.toString('base64url'), hash.toString('base64url')].join('$')
+  return ['scrypt', defaults.N, defaults.r, defaults.p, salt.toString('base64url'), hash.toString('base64url')].join(
+    '$',
+  )
 }
 
 /** Constant-time check of a password against a stored hash; a malformed hash never matches. */

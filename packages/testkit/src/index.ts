@@ -1,5 +1,6 @@
 export * from './chromium.js'
 export * from './clock.js'
+export * from './http-browser.js'
 export * from './postgres.js'
 export * from './requirement.js'
 export * from './temp.js'

@@ -17,3 +17,11 @@ export function requirement(name: string, problem: string | undefined): Requirem
   console.warn(`[skip] ${name} tests skipped: ${problem}`)
   return { available: false, reason: problem }
 }
+
+/** The value, or a thrown error naming what was missing: for test steps that need it to go on. */
+export function defined<T>(value: T | null | undefined, what = 'value'): T {
+  if (value === null || value === undefined) {
+    throw new Error(`expected a ${what}, got ${value}`)
+  }
+  return value
+}

@@ -7,8 +7,9 @@ import { migrations } from '../db/migrations/index.js'
 import { accountCommands } from './account-commands.js'
 import { type CliContext, type Command, UsageError } from './command.js'
 import { databaseCommands } from './database-commands.js'
+import { oauthCommands } from './oauth-commands.js'
 
-const commands: Command[] = [...databaseCommands, ...accountCommands]
+const commands: Command[] = [...databaseCommands, ...accountCommands, ...oauthCommands]
 
 export type CliOptions = {
   config: CloudConfig

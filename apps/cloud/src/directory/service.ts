@@ -46,7 +46,7 @@ export function createUserDirectory({ db }: { db: Kysely<CloudDB> }) {
       }
       const user = await insertUser(db, {
         email: address,
-        name: name?.trim() || address.split('@')[0]!,
+        name: name?.trim() || address.slice(0, address.indexOf('@')),
         passwordHash: await hashPassword(password),
       })
       return toAccount(user)

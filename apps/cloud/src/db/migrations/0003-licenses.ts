@@ -16,7 +16,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addUniqueConstraint('subscriptions_provider_subscription', ['provider', 'subscription_id'])
     .execute()
   await db.schema.createIndex('subscriptions_user').on('subscriptions').column('user_id').execute()
-  await db.schema.createIndex('subscriptions_customer').on('subscriptions').columns(['provider', 'customer_id']).execute()
+  await db.schema
+    .createIndex('subscriptions_customer')
+    .on('subscriptions')
+    .columns(['provider', 'customer_id'])
+    .execute()
 
   // Webhook events already applied: a redelivered event id changes nothing.
   await db.schema

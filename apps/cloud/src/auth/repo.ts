@@ -1,0 +1,31 @@
+import type { Kysely } from 'kysely'
+import type { CloudDB } from '../db/schema.js'
+
+/** The user's live grants: one per signed-in relay. */
+export function listGrants(db: Kysely<CloudDB>, accountId: string, now: Date) {
+  return db
+    .selectFrom('oauth_payloads')
+    .select(['id', 'payload', 'expires_at'])
+    .where('model', '=', 'Grant')
+    .where('account_id', '=', accountId)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .execute()
+}
+
+/** Removes a grant of this account with every token issued under it; false when there is none. */
+export async function revokeGrant(db: Kysely<CloudDB>, accountId: string, grantId: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const grant = await trx
+      .deleteFrom('oauth_payloads')
+      .where('model', '=', 'Grant')
+      .where('id', '=', grantId)
+      .where('account_id', '=', accountId)
+      .returning('id')
+      .executeTakeFirst()
+    if (!grant) {
+      return false
+    }
+    await trx.deleteFrom('oauth_payloads').where('grant_id', '=', grantId).execute()
+    return true
+  })
+}

@@ -1,0 +1,145 @@
+import { authTimings, relayClientId } from '@relay/contracts'
+import type { Kysely } from 'kysely'
+import Provider, { type ClientMetadata, errors, type KoaContextWithOIDC } from 'oidc-provider'
+import type { CloudDB } from '../db/schema.js'
+import type { IdentityDirectory } from '../directory/directory.js'
+import { kyselyAdapter } from './adapter.js'
+import type { KeySet } from './keys.js'
+import { signingAlgorithm } from './keys.js'
+import { messagePage } from './pages.js'
+
+/** Where the authorization server lives under the cloud's address; the issuer ends with it. */
+export const oauthPrefix = '/oauth'
+/** The scope on the cloud API that relays and devices are granted. */
+export const apiScope = 'backups'
+
+const seconds = (ms: number) => Math.floor(ms / 1000)
+const day = 24 * 60 * 60
+
+/** Relays are native apps: a public client with PKCE, redirecting to their own loopback address on any port (RFC 8252). */
+const relayClient: ClientMetadata = {
+  client_id: relayClientId,
+  client_name: 'Relay',
+  application_type: 'native',
+  token_endpoint_auth_method: 'none',
+  grant_types: ['authorization_code', 'refresh_token'],
+  response_types: ['code'],
+  redirect_uris: [
+    'http://127.0.0.1/api/unified-auth/cloud/callback',
+    'http://localhost/api/unified-auth/cloud/callback',
+    'http://[::1]/api/unified-auth/cloud/callback',
+  ],
+  id_token_signed_response_alg: signingAlgorithm,
+}
+
+export type ProviderDeps = {
+  issuer: string
+  /** The cloud API's resource identifier: the `aud` of every access token. */
+  audience: string
+  db: Kysely<CloudDB>
+  directory: IdentityDirectory
+  keys: KeySet
+}
+
+/** The OAuth 2.0 authorization server: oidc-provider configured for relays and device clients. */
+export function createProvider({ issuer, audience, db, directory, keys }: ProviderDeps): Provider {
+  const provider = new Provider(issuer, {
+    adapter: kyselyAdapter(db),
+    clients: [relayClient],
+    jwks: { keys: keys.signing as never },
+    cookies: {
+      keys: keys.cookieSecrets,
+      long: { signed: true, httpOnly: true, sameSite: 'lax' },
+      short: { signed: true, httpOnly: true, sameSite: 'lax' },
+    },
+    async findAccount(_ctx, sub) {
+      const account = await directory.find(sub)
+      return (
+        account && {
+          accountId: account.id,
+          claims: () => ({ sub: account.id, email: account.email, name: account.name }),
+        }
+      )
+    },
+    claims: { openid: ['sub'], email: ['email'], profile: ['name'] },
+    scopes: ['openid', 'offline_access'],
+    responseTypes: ['code'],
+    clientDefaults: {
+      id_token_signed_response_alg: signingAlgorithm,
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+    },
+    enabledJWA: { clientAuthSigningAlgValues: ['ES256', 'EdDSA', 'RS256', 'PS256'] },
+    pkce: { required: () => true },
+    features: {
+      devInteractions: { enabled: false },
+      revocation: { enabled: true },
+      clientCredentials: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => audience,
+        useGrantedResource: () => true,
+        getResourceServerInfo(_ctx, resource) {
+          if (resource !== audience) {
+            throw new errors.InvalidTarget()
+          }
+          return {
+            scope: apiScope,
+            audience,
+            accessTokenTTL: seconds(authTimings.accessTokenLifetime),
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: signingAlgorithm } },
+          }
+        },
+      },
+    },
+    ttl: {
+      AccessToken: seconds(authTimings.accessTokenLifetime),
+      ClientCredentials: seconds(authTimings.accessTokenLifetime),
+      AuthorizationCode: 60,
+      IdToken: 60 * 60,
+      Interaction: 30 * 60,
+      Session: 14 * day,
+      // Each use rotates the refresh token and starts its 30 days again; the grant bounds the whole chain.
+      RefreshToken: seconds(authTimings.refreshTokenLifetime),
+      Grant: 365 * day,
+    },
+    rotateRefreshToken: true,
+    issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    // `type` tells user tokens from device tokens; `sid` names the session (grant) a user token belongs to.
+    extraTokenClaims(_ctx, token) {
+      if (token.kind === 'ClientCredentials') {
+        return { type: 'device' }
+      }
+      return { type: 'user', ...('grantId' in token && token.grantId ? { sid: token.grantId } : {}) }
+    },
+    // Every sign-in makes a grant of its own (see the consent step of the sign-in routes), so
+    // each relay is a separate session that can be listed and revoked on its own.
+    loadExistingGrant: (ctx: KoaContextWithOIDC) => {
+      const grantId = ctx.oidc.result?.consent?.grantId
+      return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined
+    },
+    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    renderError(ctx, out) {
+      ctx.type = 'html'
+      ctx.body = messagePage(
+        'Sign-in failed',
+        out.error_description ?? out.error ?? 'The request could not be completed.',
+      )
+    },
+  })
+  return provider
+}
+
+/** Creates the grant a first-party client gets without a consent screen. */
+export async function grantFirstParty(
+  provider: Provider,
+  accountId: string,
+  clientId: string,
+  audience: string,
+): Promise<string> {
+  const grant = new provider.Grant({ accountId, clientId })
+  grant.addOIDCScope('openid offline_access')
+  grant.addResourceScope(audience, apiScope)
+  return grant.save()
+}

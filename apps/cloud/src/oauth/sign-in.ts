@@ -1,0 +1,152 @@
+import { MINUTE } from '@relay/contracts'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { errors } from 'oidc-provider'
+import type { IdentityDirectory } from '../directory/directory.js'
+import { messagePage, signInPage } from './pages.js'
+import { grantFirstParty } from './provider.js'
+import type { OAuthServer } from './server.js'
+
+/** Failed sign-ins allowed before the account or the address has to wait (token buckets). */
+export const signInPolicies = {
+  account: { capacity: 5, refillEvery: 15 * MINUTE },
+  address: { capacity: 20, refillEvery: 15 * MINUTE },
+} as const
+
+type Policy = { capacity: number; refillEvery: number }
+
+/** The part of the rate limiter sign-in needs. */
+export type SignInThrottle = {
+  consume(key: string, policy: Policy): Promise<{ allowed: boolean; retryAfterMs: number }>
+  refund(key: string, policy: Policy): Promise<void>
+}
+
+export type SignInDeps = { oauth: OAuthServer; directory: IdentityDirectory; throttle: SignInThrottle }
+
+const securityHeaders = {
+  'cache-control': 'no-store',
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+}
+
+const expired = messagePage(
+  'This sign-in has expired',
+  'Sign-in links are valid for 30 minutes. Go back to your relay and choose "Sign in with cloud" again.',
+)
+
+/**
+ * The cloud's own sign-in page for the authorization server's interactions: email and password
+ * against the directory, throttled per account and per address. Relays are first-party, so
+ * consent is granted without a prompt.
+ */
+export async function signInRoutes(app: FastifyInstance, { oauth, directory, throttle }: SignInDeps) {
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: 4096 },
+    (_req, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)))
+    },
+  )
+  app.addHook('onSend', async (_request, reply) => {
+    reply.headers(securityHeaders)
+  })
+
+  const html = (reply: FastifyReply, status: number, body: string) =>
+    reply.code(status).type('text/html; charset=utf-8').send(body)
+
+  async function details(request: FastifyRequest, reply: FastifyReply) {
+    const provider = await oauth.provider()
+    try {
+      return { provider, interaction: await provider.interactionDetails(request.raw, reply.raw) }
+    } catch (err) {
+      if (err instanceof errors.SessionNotFound || err instanceof errors.InvalidRequest) {
+        return { provider, interaction: undefined }
+      }
+      throw err
+    }
+  }
+
+  async function finish(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    result: Parameters<Awaited<ReturnType<OAuthServer['provider']>>['interactionResult']>[2],
+  ) {
+    const provider = await oauth.provider()
+    const to = await provider.interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: false })
+    return reply.redirect(to, 303)
+  }
+
+  app.get<{ Params: { uid: string } }>('/interaction/:uid', async (request, reply) => {
+    const { provider, interaction } = await details(request, reply)
+    if (!interaction) {
+      return html(reply, 400, expired)
+    }
+    const clientId = String(interaction.params.client_id)
+    if (interaction.prompt.name === 'login') {
+      const client = await provider.Client.find(clientId)
+      return html(reply, 200, signInPage({ uid: interaction.uid, clientName: client?.clientName ?? clientId }))
+    }
+    // Already signed in here: the first-party client gets a fresh grant of its own, no consent screen.
+    const accountId = interaction.session?.accountId
+    if (interaction.prompt.name === 'consent' && accountId) {
+      const grantId = await grantFirstParty(provider, accountId, clientId, oauth.audience)
+      return finish(request, reply, { consent: { grantId } })
+    }
+    return html(reply, 400, messagePage('Sign-in failed', 'This sign-in cannot continue. Start again from your relay.'))
+  })
+
+  app.post<{ Params: { uid: string }; Body: Record<string, string> }>(
+    '/interaction/:uid/login',
+    async (request, reply) => {
+      const { provider, interaction } = await details(request, reply)
+      if (interaction?.prompt.name !== 'login') {
+        return html(reply, 400, expired)
+      }
+      const clientId = String(interaction.params.client_id)
+      const clientName = (await provider.Client.find(clientId))?.clientName ?? clientId
+      const email = typeof request.body?.email === 'string' ? request.body.email.trim().slice(0, 255) : ''
+      const password = typeof request.body?.password === 'string' ? request.body.password : ''
+      const view = { uid: interaction.uid, clientName, email }
+      if (!email || !password) {
+        return html(reply, 400, signInPage({ ...view, error: 'Enter your email and password.' }))
+      }
+
+      const keys = [
+        [`sign-in:account:${email.toLowerCase()}`, signInPolicies.account],
+        [`sign-in:address:${request.ip}`, signInPolicies.address],
+      ] as const
+      const attempts = await Promise.all(keys.map(([key, policy]) => throttle.consume(key, policy)))
+      const waitMs = Math.max(...attempts.filter((a) => !a.allowed).map((a) => a.retryAfterMs), 0)
+      if (attempts.some((a) => !a.allowed)) {
+        const minutes = Math.max(1, Math.ceil(waitMs / MINUTE))
+        request.log.warn({ email }, 'sign-in throttled')
+        return html(
+          reply,
+          429,
+          signInPage({
+            ...view,
+            error: `Too many sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+          }),
+        ).header('retry-after', String(Math.ceil(waitMs / 1000)))
+      }
+
+      const account = await directory.authenticate(email, password)
+      if (!account) {
+        request.log.info({ email }, 'sign-in refused')
+        return html(reply, 401, signInPage({ ...view, error: 'The email or password is not correct.' }))
+      }
+      // Only failures count against the limits.
+      await Promise.all(keys.map(([key, policy]) => throttle.refund(key, policy)))
+      const grantId = await grantFirstParty(provider, account.id, clientId, oauth.audience)
+      return finish(request, reply, { login: { accountId: account.id }, consent: { grantId } })
+    },
+  )
+
+  app.post<{ Params: { uid: string } }>('/interaction/:uid/abort', async (request, reply) => {
+    const { interaction } = await details(request, reply)
+    if (!interaction) {
+      return html(reply, 400, expired)
+    }
+    return finish(request, reply, { error: 'access_denied', error_description: 'The user cancelled signing in' })
+  })
+}
