@@ -1,4 +1,5 @@
-import { type Clock, createHttpServer, migrateAtStartup, packageVersion, systemClock } from '@relay/server-kit'
+import { HOUR } from '@relay/contracts'
+import { type Clock, createHttpServer, every, migrateAtStartup, packageVersion, systemClock } from '@relay/server-kit'
 import { requireAccessToken } from './auth/guard.js'
 import { accountRoutes } from './auth/routes.js'
 import { createTokenVerifier } from './auth/tokens.js'
@@ -7,6 +8,7 @@ import { type CloudDatabase, openDatabase } from './db/database.js'
 import { migrations } from './db/migrations/index.js'
 import { seedDemoAccount } from './directory/demo-account.js'
 import { healthRoutes } from './health/routes.js'
+import { pruneExpiredArtifacts } from './oauth/adapter.js'
 import { oauthRoutes } from './oauth/routes.js'
 import { createOAuthServer } from './oauth/server.js'
 import { paymentRoutes } from './payments/routes.js'
@@ -66,6 +68,13 @@ export async function createApp(config: CloudConfig, overrides: CloudOverrides =
   const oauth = createOAuthServer({ ...tokens, db: database.db, directory })
   await oauth.provider()
   await app.register(oauthRoutes, { oauth, directory, throttle: limiter })
+
+  // Expired sessions, codes and refresh tokens read as missing at once; this removes their rows.
+  const jobs = new AbortController()
+  app.addHook('onReady', async () => {
+    every(HOUR, () => pruneExpiredArtifacts(database.db, clock, app.log), { log: app.log, signal: jobs.signal })
+  })
+  app.addHook('onClose', async () => jobs.abort())
 
   const verify = createTokenVerifier(tokens)
   await app.register(async (api) => {

@@ -1,29 +1,6 @@
-import { AppError } from '@relay/contracts'
-import type { Account } from '../directory/directory.js'
-import { isUuid } from '../directory/service.js'
 import { subscriptionStatuses } from '../licenses/service.js'
-import { openRedis } from '../redis.js'
-import { type CloudServices, createCloudServices } from '../services.js'
-import { type CliContext, type CliValues, type Command, required, UsageError } from './command.js'
-
-/**
- * The app's own services on the command's database, so a change here invalidates license caches
- * exactly as a webhook does: the shared Redis key, and other processes through NOTIFY.
- */
-async function withServices<T>(context: CliContext, work: (services: CloudServices) => Promise<T>): Promise<T> {
-  const { config } = context
-  const redis = config.redisUrl ? openRedis(config.redisUrl) : undefined
-  try {
-    const services = createCloudServices({ config, database: await context.database(), redis })
-    try {
-      return await work(services)
-    } finally {
-      await services.close()
-    }
-  } finally {
-    await redis?.quit()
-  }
-}
+import { type CliValues, type Command, required, UsageError } from './command.js'
+import { findUser, withServices } from './services.js'
 
 function userArgument(positionals: string[]): string {
   const [ref, ...rest] = positionals
@@ -31,14 +8,6 @@ function userArgument(positionals: string[]): string {
     throw new UsageError('name one user, by email address or id')
   }
   return ref
-}
-
-async function findUser({ directory }: CloudServices, ref: string): Promise<Account> {
-  const user = isUuid(ref) ? await directory.find(ref) : await directory.findByEmail(ref)
-  if (!user) {
-    throw new AppError('NOT_FOUND', `no user ${ref}`)
-  }
-  return user
 }
 
 function optional(values: CliValues, name: string, maxLength: number): string | undefined {

@@ -1,12 +1,8 @@
 import { AppError, type TokenType, tokenTypes } from '@relay/contracts'
 import { mintAccessToken } from '../auth/tokens.js'
 import { listDeviceClients, registerDeviceClient, removeDeviceClient } from '../oauth/clients.js'
-import { createCloudServices } from '../services.js'
-import { type CliContext, type Command, required, UsageError } from './command.js'
-
-async function servicesOf(context: CliContext) {
-  return createCloudServices({ config: context.config, database: await context.database() })
-}
+import { type Command, required, UsageError } from './command.js'
+import { findUser, withServices } from './services.js'
 
 export const oauthCommands: Command[] = [
   {
@@ -63,24 +59,10 @@ export const oauthCommands: Command[] = [
       if (!Number.isInteger(minutes) || minutes < 1 || minutes > 24 * 60) {
         throw new UsageError('--minutes must be a whole number from 1 to 1440')
       }
-      const services = await servicesOf(context)
-      let subject: string
-      if (type === 'user') {
-        const who = required(values, 'user')
-        const account = who.includes('@')
-          ? await services.directory.findByEmail(who)
-          : await services.directory.find(who)
-        if (!account) {
-          throw new AppError('NOT_FOUND', `no user ${who}`)
-        }
-        subject = account.id
-      } else {
-        subject = required(values, 'client')
-      }
-      const { token, expiresAt } = await mintAccessToken(services.tokens, {
-        subject,
-        type,
-        lifetimeSeconds: minutes * 60,
+      const { token, expiresAt } = await withServices(context, async (services) => {
+        const subject =
+          type === 'user' ? (await findUser(services, required(values, 'user'))).id : required(values, 'client')
+        return mintAccessToken(services.tokens, { subject, type, lifetimeSeconds: minutes * 60 })
       })
       context.out(token)
       context.out(`expires ${expiresAt.toISOString()}`)
@@ -91,7 +73,7 @@ export const oauthCommands: Command[] = [
     usage: 'keys rotate',
     help: 'make a new token signing key; the old one verifies for 24 hours more',
     async run(context) {
-      const { kid, retiring } = await (await servicesOf(context)).tokens.keyRing.rotate()
+      const { kid, retiring } = await withServices(context, (services) => services.tokens.keyRing.rotate())
       context.out(`active signing key: ${kid}`)
       if (retiring.length) {
         context.out(`retiring: ${retiring.join(', ')} (still verifying for 24 hours)`)

@@ -1,3 +1,4 @@
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
@@ -36,14 +37,53 @@ export async function openDatabase({ databaseUrl, dataDir }: DatabaseOptions): P
   }
   const folder = path.join(dataDir, 'pglite')
   await mkdir(folder, { recursive: true })
-  const pglite = await PGlite.create(folder)
+  const unlock = lockFolder(folder)
+  const pglite = await PGlite.create(folder).catch((err) => {
+    unlock()
+    throw err
+  })
   const db = new Kysely<CloudDB>({ dialect: new PGliteDialect(pglite) })
   return wrap(
     db,
     'pglite',
     (channel, onMessage) => pglite.listen(channel, onMessage),
-    () => pglite.close(),
+    () => pglite.close().finally(unlock),
   )
+}
+
+/**
+ * PGlite is one process's database: a second process opening the same folder (the CLI while the
+ * cloud runs) would corrupt it. A lock file with the owner's pid refuses that; a stale one is taken over.
+ */
+function lockFolder(folder: string): () => void {
+  const file = path.join(folder, '..', 'pglite.lock')
+  for (;;) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: 'wx' })
+      return () => rmSync(file, { force: true })
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
+        throw err
+      }
+    }
+    const owner = Number(readFileSync(file, 'utf8'))
+    if (Number.isInteger(owner) && owner > 0 && isRunning(owner)) {
+      throw new Error(
+        `The embedded database in ${folder} is in use by process ${owner}${owner === process.pid ? ' (this one)' : ''}. ` +
+          'Stop the cloud first, or run it on PostgreSQL (DATABASE_URL).',
+      )
+    }
+    rmSync(file, { force: true })
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
 }
 
 function wrap(
