@@ -15,7 +15,60 @@ describe('cloud config', () => {
       demoAccount: false,
       logLevel: 'info',
       prettyLogs: false,
+      s3: {
+        endpoint: undefined,
+        bucket: 'relay-backups',
+        region: 'us-east-1',
+        accessKeyId: undefined,
+        secretAccessKey: undefined,
+        forcePathStyle: true,
+      },
     })
+  })
+
+  it('reads an external object store', () => {
+    const { s3 } = loadConfig({
+      S3_ENDPOINT: 'https://s3.eu-central-1.amazonaws.com',
+      S3_BUCKET: 'team-backups',
+      S3_REGION: 'eu-central-1',
+      S3_ACCESS_KEY_ID: 'AKIDEXAMPLE',
+      S3_SECRET_ACCESS_KEY: 'secret',
+      S3_FORCE_PATH_STYLE: 'false',
+    })
+    expect(s3).toEqual({
+      endpoint: 'https://s3.eu-central-1.amazonaws.com',
+      bucket: 'team-backups',
+      region: 'eu-central-1',
+      accessKeyId: 'AKIDEXAMPLE',
+      secretAccessKey: 'secret',
+      forcePathStyle: false,
+    })
+    expect(Object.isFrozen(s3)).toBe(true)
+  })
+
+  it('requires both S3 credentials with S3_ENDPOINT, naming what is missing', () => {
+    const attempt = () => loadConfig({ S3_ENDPOINT: 'http://127.0.0.1:9000' })
+    expect(attempt).toThrow(ConfigError)
+    expect(attempt).toThrow(/S3_ACCESS_KEY_ID: required when S3_ENDPOINT is set/)
+    expect(attempt).toThrow(/S3_SECRET_ACCESS_KEY: required when S3_ENDPOINT is set/)
+    const secretMissing = () => loadConfig({ S3_ENDPOINT: 'http://127.0.0.1:9000', S3_ACCESS_KEY_ID: 'a' })
+    expect(secretMissing).toThrow(/S3_SECRET_ACCESS_KEY/)
+    expect(secretMissing).not.toThrow(/S3_ACCESS_KEY_ID/)
+  })
+
+  it('refuses a lone S3 credential for the embedded store', () => {
+    expect(() => loadConfig({ S3_SECRET_ACCESS_KEY: 'secret' })).toThrow(/S3_ACCESS_KEY_ID: required/)
+    expect(loadConfig({ S3_ACCESS_KEY_ID: 'a', S3_SECRET_ACCESS_KEY: 'b' }).s3).toMatchObject({
+      endpoint: undefined,
+      accessKeyId: 'a',
+      secretAccessKey: 'b',
+    })
+  })
+
+  it('rejects an S3 endpoint that is not an http(s) URL', () => {
+    expect(() => loadConfig({ S3_ENDPOINT: 'minio:9000', S3_ACCESS_KEY_ID: 'a', S3_SECRET_ACCESS_KEY: 'b' })).toThrow(
+      /S3_ENDPOINT/,
+    )
   })
 
   it('reads every key and treats blank values as unset', () => {

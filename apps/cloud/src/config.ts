@@ -1,4 +1,4 @@
-import { LogLevel, parseEnv } from '@relay/server-kit'
+import { ConfigError, LogLevel, parseEnv } from '@relay/server-kit'
 import { type Static, Type } from 'typebox'
 
 const CloudEnv = Type.Object({
@@ -17,7 +17,26 @@ const CloudEnv = Type.Object({
   CLOUD_DEMO_ACCOUNT: Type.Boolean({ default: false }),
   LOG_LEVEL: Type.Enum(LogLevel, { default: 'info' }),
   LOG_PRETTY: Type.Boolean({ default: false }),
+  /** An S3-compatible object store for backups; without it the cloud serves its own under `/s3`. */
+  S3_ENDPOINT: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://' })),
+  S3_BUCKET: Type.String({
+    minLength: 3,
+    maxLength: 63,
+    pattern: '^[a-z0-9][a-z0-9.-]*[a-z0-9]$',
+    default: 'relay-backups',
+  }),
+  S3_REGION: Type.String({ minLength: 1, default: 'us-east-1' }),
+  /** Required with S3_ENDPOINT; the embedded store generates its own pair when both are unset. */
+  S3_ACCESS_KEY_ID: Type.Optional(Type.String({ minLength: 1 })),
+  S3_SECRET_ACCESS_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  S3_FORCE_PATH_STYLE: Type.Boolean({ default: true }),
 })
+
+type S3Credentials =
+  | { endpoint: string; accessKeyId: string; secretAccessKey: string }
+  | { endpoint: undefined; accessKeyId: string | undefined; secretAccessKey: string | undefined }
+
+export type S3Config = Readonly<{ bucket: string; region: string; forcePathStyle: boolean } & S3Credentials>
 
 export type CloudConfig = Readonly<{
   port: number
@@ -30,6 +49,7 @@ export type CloudConfig = Readonly<{
   demoAccount: boolean
   logLevel: Static<typeof CloudEnv>['LOG_LEVEL']
   prettyLogs: boolean
+  s3: S3Config
 }>
 
 /** Reads and checks the cloud's configuration once; throws a ConfigError naming every bad key. */
@@ -49,7 +69,26 @@ export function loadConfig(env: Record<string, string | undefined>): CloudConfig
     demoAccount: parsed.CLOUD_DEMO_ACCOUNT,
     logLevel: parsed.LOG_LEVEL,
     prettyLogs: parsed.LOG_PRETTY,
+    s3: s3Config(parsed),
   })
+}
+
+function s3Config(parsed: Static<typeof CloudEnv>): S3Config {
+  const { S3_ENDPOINT: endpoint, S3_ACCESS_KEY_ID: accessKeyId, S3_SECRET_ACCESS_KEY: secretAccessKey } = parsed
+  const common = { bucket: parsed.S3_BUCKET, region: parsed.S3_REGION, forcePathStyle: parsed.S3_FORCE_PATH_STYLE }
+  if (endpoint === undefined && accessKeyId === undefined && secretAccessKey === undefined) {
+    return Object.freeze({ ...common, endpoint, accessKeyId, secretAccessKey })
+  }
+  // An external store cannot work without both keys, and a lone key is a typo waiting to happen.
+  if (accessKeyId === undefined || secretAccessKey === undefined) {
+    const reason = endpoint === undefined ? 'the other S3 credential is set' : 'S3_ENDPOINT is set'
+    const missing = accessKeyId === undefined ? ['S3_ACCESS_KEY_ID'] : []
+    if (secretAccessKey === undefined) {
+      missing.push('S3_SECRET_ACCESS_KEY')
+    }
+    throw new ConfigError(missing.map((key) => `${key}: required when ${reason}`))
+  }
+  return Object.freeze({ ...common, endpoint, accessKeyId, secretAccessKey })
 }
 
 function hostForUrl(host: string): string {
