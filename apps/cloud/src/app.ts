@@ -1,8 +1,9 @@
-import { HOUR } from '@relay/contracts'
+import { cleanupWorker, HOUR } from '@relay/contracts'
 import { type Clock, createHttpServer, every, migrateAtStartup, packageVersion, systemClock } from '@relay/server-kit'
 import { requireAccessToken } from './auth/guard.js'
 import { accountRoutes } from './auth/routes.js'
 import { createTokenVerifier } from './auth/tokens.js'
+import { backupRoutes } from './backups/routes.js'
 import type { CloudConfig } from './config.js'
 import { type CloudDatabase, openDatabase } from './db/database.js'
 import { migrations } from './db/migrations/index.js'
@@ -12,7 +13,8 @@ import { pruneExpiredArtifacts } from './oauth/adapter.js'
 import { oauthRoutes } from './oauth/routes.js'
 import { createOAuthServer } from './oauth/server.js'
 import { paymentRoutes } from './payments/routes.js'
-import { createRateLimiter } from './rate-limit/limiter.js'
+import { limitPerUser, type RateLimitPolicyName } from './rate-limit/hook.js'
+import { createRateLimiter, type RateLimitPolicy } from './rate-limit/limiter.js'
 import { openRedis, type Redis } from './redis.js'
 import { createCloudServices } from './services.js'
 
@@ -24,6 +26,8 @@ export type CloudOverrides = {
   logStream?: { write(line: string): void }
   /** Prints the demo account's credentials; the console by default. */
   announce?: (message: string) => void
+  /** Other token buckets than the spec's (load tests). */
+  rateLimitPolicies?: Record<RateLimitPolicyName, RateLimitPolicy>
 }
 
 export const version = packageVersion(import.meta.url)
@@ -46,7 +50,10 @@ export async function createApp(config: CloudConfig, overrides: CloudOverrides =
   }
   const clock = overrides.clock ?? systemClock
   const services = createCloudServices({ config, database, clock, redis, log: app.log })
-  app.addHook('onClose', () => services.close())
+  app.addHook('onClose', async () => {
+    services.storage.store.close()
+    await services.close()
+  })
   const { directory, tokens } = services
   if (config.demoAccount) {
     // PGlite runs LISTEN outside the query queue: let it finish before the seeding transaction.
@@ -63,6 +70,9 @@ export async function createApp(config: CloudConfig, overrides: CloudOverrides =
   const limiter = createRateLimiter({ clock, redis, prefix: 'relay-cloud:rate:' })
 
   await app.register(healthRoutes, { database, version, startedAt: performance.now() })
+  if (services.storage.embedded) {
+    await app.register(services.storage.embedded.plugin, services.storage.embedded.options)
+  }
   await app.register(paymentRoutes, { payments: services.payments })
 
   const oauth = createOAuthServer({ ...tokens, db: database.db, directory })
@@ -73,6 +83,11 @@ export async function createApp(config: CloudConfig, overrides: CloudOverrides =
   const jobs = new AbortController()
   app.addHook('onReady', async () => {
     every(HOUR, () => pruneExpiredArtifacts(database.db, clock, app.log), { log: app.log, signal: jobs.signal })
+    every(cleanupWorker.interval, services.backups.cleanup, {
+      log: app.log,
+      signal: jobs.signal,
+      firstRunAfter: cleanupWorker.firstRunAfter,
+    })
   })
   app.addHook('onClose', async () => jobs.abort())
 
@@ -85,6 +100,8 @@ export async function createApp(config: CloudConfig, overrides: CloudOverrides =
       clock,
       checkLicense: services.licenses.check,
     })
+    limitPerUser(api, limiter, overrides.rateLimitPolicies)
+    await api.register(backupRoutes, { backups: services.backups })
   })
   return Object.assign(app, { services, oauth })
 }

@@ -1,5 +1,7 @@
 import { type Clock, systemClock } from '@relay/server-kit'
 import type { FastifyBaseLogger } from 'fastify'
+import { cleanupBackups } from './backups/cleanup.js'
+import { createBackupService } from './backups/service.js'
 import type { CloudConfig } from './config.js'
 import type { CloudDatabase } from './db/database.js'
 import { createUserDirectory } from './directory/service.js'
@@ -9,6 +11,7 @@ import { createKeyRing } from './oauth/keys.js'
 import { oauthPrefix } from './oauth/provider.js'
 import { createPaymentService } from './payments/service.js'
 import type { Redis } from './redis.js'
+import { createObjectStore } from './storage/create-object-store.js'
 
 export type ServiceDeps = {
   config: CloudConfig
@@ -18,6 +21,8 @@ export type ServiceDeps = {
   redis?: Redis
   log?: FastifyBaseLogger
 }
+
+const quietLog = { info() {}, warn() {} }
 
 /** The cloud's services, built the same way for the HTTP app and the admin CLI. */
 export function createCloudServices({ config, database, clock = systemClock, redis, log }: ServiceDeps) {
@@ -40,7 +45,20 @@ export function createCloudServices({ config, database, clock = systemClock, red
     listen: redis ? undefined : database.listen,
   })
   const payments = createPaymentService({ licenses, directory, clock, webhookSecret: config.stripeWebhookSecret })
-  return { clock, directory, tokens, licenses, payments, close: () => licenses.close() }
+  const storage = createObjectStore(config, { clock })
+  const backupLog = log ?? quietLog
+  const backupService = createBackupService({ db, clock, store: storage.store, licenses, log: backupLog })
+  const backups = {
+    ...backupService,
+    store: storage.store,
+    /** The daily cleanup, also run on demand by `npm run cloud -- backups cleanup`. */
+    async cleanup() {
+      const result = await cleanupBackups({ db, store: storage.store, clock, log: backupLog })
+      backupService.forgetRecent()
+      return result
+    },
+  }
+  return { clock, directory, tokens, licenses, payments, storage, backups, close: () => licenses.close() }
 }
 
 export type CloudServices = ReturnType<typeof createCloudServices>

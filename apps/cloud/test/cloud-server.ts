@@ -1,6 +1,6 @@
 import type { Clock } from '@relay/server-kit'
 import { freePort } from '@relay/testkit'
-import { type CloudApp, createApp } from '../src/app.js'
+import { type CloudApp, type CloudOverrides, createApp } from '../src/app.js'
 import { testConfig } from './app.js'
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from './database.js'
 
@@ -18,13 +18,14 @@ export type TestCloud = {
 /** A cloud app listening on an ephemeral port over its own migrated database. */
 export async function startTestCloud(
   kind: DatabaseKind,
-  options: { env?: Record<string, string>; clock?: Clock } = {},
+  options: { env?: Record<string, string>; clock?: Clock; overrides?: CloudOverrides; database?: TestDatabase } = {},
 ): Promise<TestCloud> {
-  const database = await createTestDatabase(kind)
+  const database = options.database ?? (await createTestDatabase(kind))
   const port = await freePort()
   const logs: string[] = []
   const config = testConfig(database.dataDir, { CLOUD_PORT: String(port), LOG_LEVEL: 'debug', ...options.env })
   const app = await createApp(config, {
+    ...options.overrides,
     database,
     clock: options.clock,
     logStream: { write: (line) => void logs.push(line) },
@@ -32,7 +33,8 @@ export async function startTestCloud(
   await app.listen({ port, host: '127.0.0.1' })
   return {
     app,
-    url: config.publicUrl,
+    // Where this instance listens; CLOUD_PUBLIC_URL may name another (instances behind one address).
+    url: `http://127.0.0.1:${port}`,
     database,
     logs,
     async addUser(email, password, name) {
@@ -40,7 +42,9 @@ export async function startTestCloud(
     },
     async close() {
       await app.close()
-      await database.dispose()
+      if (!options.database) {
+        await database.dispose()
+      }
     },
   }
 }

@@ -5,11 +5,12 @@ import type { CloudConfig } from '../config.js'
 import { type CloudDatabase, openDatabase } from '../db/database.js'
 import { migrations } from '../db/migrations/index.js'
 import { accountCommands } from './account-commands.js'
+import { backupCommands } from './backup-commands.js'
 import { type CliContext, type Command, UsageError } from './command.js'
 import { databaseCommands } from './database-commands.js'
 import { oauthCommands } from './oauth-commands.js'
 
-const commands: Command[] = [...databaseCommands, ...accountCommands, ...oauthCommands]
+const commands: Command[] = [...databaseCommands, ...backupCommands, ...accountCommands, ...oauthCommands]
 
 export type CliOptions = {
   config: CloudConfig

@@ -59,10 +59,48 @@ export interface PaymentEventsTable {
   received_at: CreatedAt
 }
 
+export interface BackupSettingsTable {
+  user_id: string
+  enabled: boolean
+  frequency: 'daily' | 'weekly' | 'monthly'
+  retention_days: number
+  include_keys: boolean
+  include_identity: boolean
+  include_frame_engine: boolean
+  last_backup: Date | null
+  updated_at: Date
+}
+
+export interface BackendOwnersTable {
+  backend_id: string
+  user_id: string
+  claimed_at: Date
+}
+
+/** bigint columns arrive as text from `pg`; the repo turns them into numbers. */
+type Bytes = ColumnType<string | number, number, number>
+
+export interface BackupsTable {
+  id: string
+  user_id: string
+  backend_id: string
+  filename: string
+  s3_key: string
+  uncompressed_size: Bytes
+  compressed_size: Bytes
+  sha256: string | null
+  status: 'pending' | 'completed' | 'failed'
+  created_at: Date
+  expires_at: Date | null
+}
+
 export interface CloudDB {
   users: UsersTable
   oauth_payloads: OAuthPayloadsTable
   oauth_keys: OAuthKeysTable
   subscriptions: SubscriptionsTable
   payment_events: PaymentEventsTable
+  backup_settings: BackupSettingsTable
+  backend_owners: BackendOwnersTable
+  backups: BackupsTable
 }

@@ -2,10 +2,12 @@ import type { Migration } from 'kysely'
 import * as users from './0001-users.js'
 import * as oauth from './0002-oauth.js'
 import * as licenses from './0003-licenses.js'
+import * as backups from './0004-backups.js'
 
 /** Every migration, in order. Listed here (not read from disk) so src and dist run the same set. */
 export const migrations: Record<string, Migration> = {
   '0001-users': users,
   '0002-oauth': oauth,
   '0003-licenses': licenses,
+  '0004-backups': backups,
 }

@@ -1,0 +1,194 @@
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely'
+import type { BackupSettingsTable, BackupsTable, CloudDB } from '../db/schema.js'
+
+type Db = Kysely<CloudDB> | Transaction<CloudDB>
+export type BackupRow = Selectable<BackupsTable>
+export type SettingsRow = Selectable<BackupSettingsTable>
+export type NewBackup = Omit<BackupRow, 'uncompressed_size' | 'compressed_size'> & {
+  uncompressed_size: number
+  compressed_size: number
+}
+
+export function findSettings(db: Db, userId: string): Promise<SettingsRow | undefined> {
+  return db.selectFrom('backup_settings').selectAll().where('user_id', '=', userId).executeTakeFirst()
+}
+
+export function saveSettings(db: Db, row: SettingsRow): Promise<SettingsRow> {
+  const { user_id: _, ...changes } = row
+  return db
+    .insertInto('backup_settings')
+    .values(row)
+    .onConflict((oc) => oc.column('user_id').doUpdateSet(changes))
+    .returningAll()
+    .executeTakeFirstOrThrow()
+}
+
+export async function setLastBackup(db: Db, userId: string, at: Date, defaults: Omit<SettingsRow, 'user_id'>) {
+  await db
+    .insertInto('backup_settings')
+    .values({ ...defaults, user_id: userId, last_backup: at, updated_at: at })
+    .onConflict((oc) => oc.column('user_id').doUpdateSet({ last_backup: at }))
+    .execute()
+}
+
+/** Serialises a user's quota checks across transactions and instances (the user's row lock). */
+export async function lockUser(trx: Transaction<CloudDB>, userId: string): Promise<boolean> {
+  const row = await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().executeTakeFirst()
+  return row !== undefined
+}
+
+export type Usage = { count: number; bytes: number; pending: number; completed: number; failed: number }
+
+export async function usageOf(db: Db, userId: string): Promise<Usage> {
+  const row = await db
+    .selectFrom('backups')
+    .select([
+      sql<string>`count(*) filter (where status in ('pending', 'completed'))`.as('count'),
+      sql<string>`coalesce(sum(compressed_size) filter (where status in ('pending', 'completed')), 0)`.as('bytes'),
+      sql<string>`count(*) filter (where status = 'pending')`.as('pending'),
+      sql<string>`count(*) filter (where status = 'completed')`.as('completed'),
+      sql<string>`count(*) filter (where status = 'failed')`.as('failed'),
+    ])
+    .where('user_id', '=', userId)
+    .executeTakeFirstOrThrow()
+  return {
+    count: Number(row.count),
+    bytes: Number(row.bytes),
+    pending: Number(row.pending),
+    completed: Number(row.completed),
+    failed: Number(row.failed),
+  }
+}
+
+export function findOwner(db: Db, backendId: string): Promise<string | undefined> {
+  return db
+    .selectFrom('backend_owners')
+    .select('user_id')
+    .where('backend_id', '=', backendId)
+    .executeTakeFirst()
+    .then((row) => row?.user_id)
+}
+
+/** Claims the backend for the user unless someone holds it; returns the owner either way. */
+export async function claimBackend(db: Db, backendId: string, userId: string, now: Date): Promise<string> {
+  await db
+    .insertInto('backend_owners')
+    .values({ backend_id: backendId, user_id: userId, claimed_at: now })
+    .onConflict((oc) => oc.column('backend_id').doNothing())
+    .execute()
+  return (await findOwner(db, backendId)) ?? userId
+}
+
+export function insertBackup(db: Db, backup: NewBackup): Promise<BackupRow> {
+  return db.insertInto('backups').values(backup).returningAll().executeTakeFirstOrThrow()
+}
+
+export function findBackup(db: Db, userId: string, id: string): Promise<BackupRow | undefined> {
+  return db.selectFrom('backups').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst()
+}
+
+export function updateBackup(
+  db: Db,
+  id: string,
+  changes: Partial<Pick<BackupRow, 'status'>> & { compressed_size?: number },
+) {
+  return db.updateTable('backups').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+}
+
+export function deleteBackup(db: Db, userId: string, id: string): Promise<BackupRow | undefined> {
+  return db.deleteFrom('backups').where('id', '=', id).where('user_id', '=', userId).returningAll().executeTakeFirst()
+}
+
+export async function listBackups(db: Db, userId: string, { backendId, limit }: { backendId?: string; limit: number }) {
+  let query = db.selectFrom('backups').where('user_id', '=', userId)
+  if (backendId) {
+    query = query.where('backend_id', '=', backendId)
+  }
+  const [rows, total] = await Promise.all([
+    query.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).execute(),
+    query.select((eb) => eb.fn.countAll<string>().as('count')).executeTakeFirstOrThrow(),
+  ])
+  return { rows, total: Number(total.count) }
+}
+
+type Json<T> = { [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K] }
+
+/** Everything the status reply needs, in one query (one round trip, one turn of PGlite's single connection). */
+export async function statusFacts(db: Db, userId: string) {
+  const { rows } = await sql<{
+    settings: Json<SettingsRow> | null
+    newest: Json<BackupRow> | null
+    count: string
+    bytes: string
+    pending: string
+    completed: string
+    failed: string
+  }>`
+    select
+      (select row_to_json(s) from backup_settings s where s.user_id = ${userId}) as settings,
+      (select row_to_json(b) from backups b where b.user_id = ${userId} and b.status = 'completed'
+        order by b.created_at desc limit 1) as newest,
+      count(*) filter (where status in ('pending', 'completed')) as count,
+      coalesce(sum(compressed_size) filter (where status in ('pending', 'completed')), 0) as bytes,
+      count(*) filter (where status = 'pending') as pending,
+      count(*) filter (where status = 'completed') as completed,
+      count(*) filter (where status = 'failed') as failed
+    from backups where user_id = ${userId}`.execute(db)
+  const row = rows[0]
+  const settings = row?.settings
+  const newest = row?.newest
+  return {
+    settings: settings
+      ? {
+          ...settings,
+          last_backup: settings.last_backup ? new Date(settings.last_backup) : null,
+          updated_at: new Date(settings.updated_at),
+        }
+      : undefined,
+    newest: newest
+      ? {
+          ...newest,
+          created_at: new Date(newest.created_at),
+          expires_at: newest.expires_at ? new Date(newest.expires_at) : null,
+        }
+      : undefined,
+    usage: {
+      count: Number(row?.count ?? 0),
+      bytes: Number(row?.bytes ?? 0),
+      pending: Number(row?.pending ?? 0),
+      completed: Number(row?.completed ?? 0),
+      failed: Number(row?.failed ?? 0),
+    } satisfies Usage,
+  }
+}
+
+export function newestCompleted(db: Db, userId: string): Promise<BackupRow | undefined> {
+  return db
+    .selectFrom('backups')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('status', '=', 'completed')
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+}
+
+/** Removes the records the cleanup worker is due to remove; returns their storage keys by kind. */
+export async function removeExpired(trx: Transaction<CloudDB>, now: Date, pendingBefore: Date) {
+  const expired = await trx.deleteFrom('backups').where('expires_at', '<', now).returning('s3_key').execute()
+  const stalePending = await trx
+    .deleteFrom('backups')
+    .where('status', '=', 'pending')
+    .where('created_at', '<', pendingBefore)
+    .returning('s3_key')
+    .execute()
+  return { expired: expired.map((row) => row.s3_key), stalePending: stalePending.map((row) => row.s3_key) }
+}
+
+/** Takes the cleanup worker's lock for this transaction; false when another instance holds it. */
+export async function tryCleanupLock(trx: Transaction<CloudDB>): Promise<boolean> {
+  const { rows } = await sql<{
+    locked: boolean
+  }>`select pg_try_advisory_xact_lock(hashtext('backup_cleanup')) as locked`.execute(trx)
+  return rows[0]?.locked === true
+}

@@ -1,0 +1,38 @@
+import { AppError, rateLimitPolicies } from '@relay/contracts'
+import type { FastifyInstance } from 'fastify'
+import { rateLimitHeaders } from './headers.js'
+import type { RateLimiter, RateLimitPolicy } from './limiter.js'
+
+export type RateLimitPolicyName = keyof typeof rateLimitPolicies
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The token bucket this route draws from, per user. */
+    rateLimit?: RateLimitPolicyName
+  }
+}
+
+/**
+ * Applies each route's `rateLimit` policy to the authenticated caller: `RateLimit-*` headers on
+ * every reply, 429 with `Retry-After` once the bucket is empty. Runs after the access-token guard.
+ */
+export function limitPerUser(
+  scope: FastifyInstance,
+  limiter: RateLimiter,
+  policies: Record<RateLimitPolicyName, RateLimitPolicy> = rateLimitPolicies,
+): void {
+  scope.addHook('onRequest', async (request, reply) => {
+    const policyName = request.routeOptions.config.rateLimit
+    if (!policyName) {
+      return
+    }
+    const result = await limiter.consume(`${policyName}:${request.principal.id}`, policies[policyName])
+    reply.headers(rateLimitHeaders(result))
+    if (!result.allowed) {
+      throw new AppError(
+        'RATE_LIMITED',
+        `Too many requests; try again in ${Math.max(1, Math.ceil(result.retryAfterMs / 1000))} s`,
+      )
+    }
+  })
+}
