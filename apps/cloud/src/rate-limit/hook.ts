@@ -26,7 +26,13 @@ export function limitPerUser(
     if (!policyName) {
       return
     }
-    const result = await limiter.consume(`${policyName}:${request.principal.id}`, policies[policyName])
+    // Without its store (Redis) a limit cannot be enforced: refuse rather than let everything through.
+    const result = await limiter
+      .consume(`${policyName}:${request.principal.id}`, policies[policyName])
+      .catch((err: unknown) => {
+        request.log.error({ err }, 'rate limiter unavailable')
+        throw new AppError('UNAVAILABLE', 'The service is briefly unavailable; try again shortly')
+      })
     reply.headers(rateLimitHeaders(result))
     if (!result.allowed) {
       throw new AppError(
