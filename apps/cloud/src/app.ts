@@ -44,6 +44,8 @@ export async function createApp(config: CloudConfig, overrides: CloudOverrides =
   await migrateAtStartup(app, database.db, migrations)
   const redis: Redis | undefined = config.redisUrl ? openRedis(config.redisUrl) : undefined
   if (redis) {
+    // Without a listener ioredis prints every failed reconnect to stderr; callers already see each failure.
+    redis.on('error', (err: Error) => app.log.warn({ err: err.message }, 'redis unavailable'))
     app.addHook('onClose', async () => {
       await redis.quit()
     })
