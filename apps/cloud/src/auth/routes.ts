@@ -11,14 +11,13 @@ import type { Clock } from '@relay/server-kit'
 import type { Kysely } from 'kysely'
 import type { CloudDB } from '../db/schema.js'
 import type { IdentityDirectory } from '../directory/directory.js'
+import type { LicenseService } from '../licenses/service.js'
 import { listGrants, revokeGrant } from './repo.js'
-
-export type LicenseCheck = (userId: string) => Promise<{ valid: boolean; source: 'gifted' | 'subscription' | null }>
 
 export type AccountRoutesOptions = {
   db: Kysely<CloudDB>
   directory: IdentityDirectory
-  checkLicense: LicenseCheck
+  checkLicense: LicenseService['check']
   clock: Clock
 }
 

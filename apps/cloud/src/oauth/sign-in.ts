@@ -1,6 +1,6 @@
 import { MINUTE } from '@relay/contracts'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { errors } from 'oidc-provider'
+import { errors, type InteractionResults } from 'oidc-provider'
 import type { IdentityDirectory } from '../directory/directory.js'
 import { messagePage, signInPage } from './pages.js'
 import { grantFirstParty } from './provider.js'
@@ -66,11 +66,7 @@ export async function signInRoutes(app: FastifyInstance, { oauth, directory, thr
     }
   }
 
-  async function finish(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    result: Parameters<Awaited<ReturnType<OAuthServer['provider']>>['interactionResult']>[2],
-  ) {
+  async function finish(request: FastifyRequest, reply: FastifyReply, result: InteractionResults) {
     const provider = await oauth.provider()
     const to = await provider.interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: false })
     return reply.redirect(to, 303)
