@@ -8,10 +8,11 @@ import type { UploadGrant } from '@relay/contracts'
 import { createApp } from '../apps/cloud/src/app.ts'
 import { mintAccessToken } from '../apps/cloud/src/auth/tokens.ts'
 import { loadConfig } from '../apps/cloud/src/config.ts'
+import { freePort } from '../packages/testkit/src/http-browser.ts'
 import type { Benchmark, BenchSettings, Figure } from './lib/benchmark.ts'
 import { compareWithPeer } from './lib/compare.ts'
 import { startMemorySampler } from './lib/memory.ts'
-import { createBarePeer, freePort, listenLocal } from './lib/servers.ts'
+import { createBarePeer, listenLocal } from './lib/servers.ts'
 import { median } from './lib/throughput.ts'
 
 const uploadBytes = 5 * 1024 * 1024

@@ -1,5 +1,4 @@
 import type { Server } from 'node:http'
-import { createServer } from 'node:net'
 import Fastify from 'fastify'
 
 type Listenable = {
@@ -26,16 +25,4 @@ export function createBarePeer() {
   app.get('/bare', async () => ({ status: 'ok' }))
   app.post('/bare', async (_request, reply) => reply.code(201).send({ status: 'created' }))
   return app
-}
-
-/** A port that was free a moment ago, for an app that must know its address before it listens. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 }

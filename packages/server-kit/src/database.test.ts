@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { coalesce, coalesceBy, pingDatabase } from './database.js'
+import { coalesce, pingDatabase } from './database.js'
 
 describe('coalesce', () => {
   it('shares one in-flight call and starts a fresh one after it settles', async () => {
@@ -20,19 +20,6 @@ describe('coalesce', () => {
     })
     await expect(ping()).rejects.toThrow('down')
     expect(await ping()).toBe('up')
-  })
-})
-
-describe('coalesceBy', () => {
-  it('shares in-flight calls per key only', async () => {
-    const calls: string[] = []
-    const load = coalesceBy(async (key: string) => {
-      calls.push(key)
-      return `${key}:${calls.length}`
-    })
-    expect(await Promise.all([load('a'), load('a'), load('b')])).toEqual(['a:1', 'a:1', 'b:2'])
-    expect(await load('a')).toBe('a:3')
-    expect(calls).toEqual(['a', 'b', 'a'])
   })
 })
 

@@ -28,19 +28,6 @@ export function coalesce<T>(call: () => Promise<T>): () => Promise<T> {
   }
 }
 
-/** `coalesce` per key: concurrent calls with the same key share one in-flight call. */
-export function coalesceBy<K, T>(call: (key: K) => Promise<T>): (key: K) => Promise<T> {
-  const inFlight = new Map<K, Promise<T>>()
-  return (key) => {
-    let pending = inFlight.get(key)
-    if (!pending) {
-      pending = call(key).finally(() => inFlight.delete(key))
-      inFlight.set(key, pending)
-    }
-    return pending
-  }
-}
-
 /** Brings a schema to its newest migration; Kysely's lock makes concurrent runs safe. */
 export async function migrateToLatest<DB>(db: Kysely<DB>, migrations: Record<string, Migration>): Promise<string[]> {
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } })

@@ -39,18 +39,16 @@ export async function lockUser(trx: Transaction<CloudDB>, userId: string): Promi
 
 export type Usage = { count: number; bytes: number; pending: number; completed: number; failed: number }
 
-export async function usageOf(db: Db, userId: string): Promise<Usage> {
-  const row = await db
-    .selectFrom('backups')
-    .select([
-      sql<string>`count(*) filter (where status in ('pending', 'completed'))`.as('count'),
-      sql<string>`coalesce(sum(compressed_size) filter (where status in ('pending', 'completed')), 0)`.as('bytes'),
-      sql<string>`count(*) filter (where status = 'pending')`.as('pending'),
-      sql<string>`count(*) filter (where status = 'completed')`.as('completed'),
-      sql<string>`count(*) filter (where status = 'failed')`.as('failed'),
-    ])
-    .where('user_id', '=', userId)
-    .executeTakeFirstOrThrow()
+/** A user's backups by status; `count` and `bytes` are what the quotas count (pending and completed). */
+const usageColumns = [
+  sql<string>`count(*) filter (where status in ('pending', 'completed'))`.as('count'),
+  sql<string>`coalesce(sum(compressed_size) filter (where status in ('pending', 'completed')), 0)`.as('bytes'),
+  sql<string>`count(*) filter (where status = 'pending')`.as('pending'),
+  sql<string>`count(*) filter (where status = 'completed')`.as('completed'),
+  sql<string>`count(*) filter (where status = 'failed')`.as('failed'),
+]
+
+function toUsage(row: Record<keyof Usage, string>): Usage {
   return {
     count: Number(row.count),
     bytes: Number(row.bytes),
@@ -58,6 +56,12 @@ export async function usageOf(db: Db, userId: string): Promise<Usage> {
     completed: Number(row.completed),
     failed: Number(row.failed),
   }
+}
+
+export async function usageOf(db: Db, userId: string): Promise<Usage> {
+  return toUsage(
+    await db.selectFrom('backups').select(usageColumns).where('user_id', '=', userId).executeTakeFirstOrThrow(),
+  )
 }
 
 export function findOwner(db: Db, backendId: string): Promise<string | undefined> {
@@ -115,28 +119,27 @@ type Json<T> = { [K in keyof T]: T[K] extends Date ? string : T[K] extends Date 
 
 /** Everything the status reply needs, in one query (one round trip, one turn of PGlite's single connection). */
 export async function statusFacts(db: Db, userId: string) {
-  const { rows } = await sql<{
-    settings: Json<SettingsRow> | null
-    newest: Json<BackupRow> | null
-    count: string
-    bytes: string
-    pending: string
-    completed: string
-    failed: string
-  }>`
-    select
-      (select row_to_json(s) from backup_settings s where s.user_id = ${userId}) as settings,
-      (select row_to_json(b) from backups b where b.user_id = ${userId} and b.status = 'completed'
-        order by b.created_at desc limit 1) as newest,
-      count(*) filter (where status in ('pending', 'completed')) as count,
-      coalesce(sum(compressed_size) filter (where status in ('pending', 'completed')), 0) as bytes,
-      count(*) filter (where status = 'pending') as pending,
-      count(*) filter (where status = 'completed') as completed,
-      count(*) filter (where status = 'failed') as failed
-    from backups where user_id = ${userId}`.execute(db)
-  const row = rows[0]
-  const settings = row?.settings
-  const newest = row?.newest
+  const row = await db
+    .selectFrom('backups')
+    .where('user_id', '=', userId)
+    .select((eb) => [
+      ...usageColumns,
+      eb
+        .selectFrom('backup_settings as s')
+        .select(sql<Json<SettingsRow>>`row_to_json(s)`.as('row'))
+        .where('s.user_id', '=', userId)
+        .as('settings'),
+      eb
+        .selectFrom('backups as b')
+        .select(sql<Json<BackupRow>>`row_to_json(b)`.as('row'))
+        .where('b.user_id', '=', userId)
+        .where('b.status', '=', 'completed')
+        .orderBy('b.created_at', 'desc')
+        .limit(1)
+        .as('newest'),
+    ])
+    .executeTakeFirstOrThrow()
+  const { settings, newest } = row
   return {
     settings: settings
       ? {
@@ -152,25 +155,8 @@ export async function statusFacts(db: Db, userId: string) {
           expires_at: newest.expires_at ? new Date(newest.expires_at) : null,
         }
       : undefined,
-    usage: {
-      count: Number(row?.count ?? 0),
-      bytes: Number(row?.bytes ?? 0),
-      pending: Number(row?.pending ?? 0),
-      completed: Number(row?.completed ?? 0),
-      failed: Number(row?.failed ?? 0),
-    } satisfies Usage,
+    usage: toUsage(row),
   }
-}
-
-export function newestCompleted(db: Db, userId: string): Promise<BackupRow | undefined> {
-  return db
-    .selectFrom('backups')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where('status', '=', 'completed')
-    .orderBy('created_at', 'desc')
-    .limit(1)
-    .executeTakeFirst()
 }
 
 /** Removes the records the cleanup worker is due to remove; returns their storage keys by kind. */

@@ -54,8 +54,13 @@ export function createBackupService({ db, clock, store, licenses, log }: BackupD
     }
   }
 
+  /** A user's saved settings, or what they have before saving any. */
+  function orDefaults(row: repo.SettingsRow | undefined, userId: string): repo.SettingsRow {
+    return row ?? { ...defaultSettings, user_id: userId, updated_at: clock.now() }
+  }
+
   async function settingsOf(userId: string): Promise<repo.SettingsRow> {
-    return (await repo.findSettings(db, userId)) ?? { ...defaultSettings, user_id: userId, updated_at: clock.now() }
+    return orDefaults(await repo.findSettings(db, userId), userId)
   }
 
   async function checkOwnership(userId: string, backendId: string, claim: boolean): Promise<void> {
@@ -86,7 +91,7 @@ export function createBackupService({ db, clock, store, licenses, log }: BackupD
       return {
         success: true,
         hasValidLicense: license.valid,
-        settings: toSettings(facts.settings ?? { ...defaultSettings, user_id: userId, updated_at: clock.now() }),
+        settings: toSettings(orDefaults(facts.settings, userId)),
         usage: {
           backupCount: usage.pending + usage.completed + usage.failed,
           completedCount: usage.completed,
