@@ -25,14 +25,24 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
-      { extends: true, test: { name: 'relay', root: 'apps/relay', testTimeout: 20_000 } },
+      {
+        extends: true,
+        test: {
+          name: 'relay',
+          root: 'apps/relay',
+          // Tests that cross into the cloud run the real cloud app on a migrated database copy.
+          globalSetup: ['../cloud/test/global-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
       {
         extends: true,
         test: {
           name: 'web-e2e',
           root: 'apps/web',
           include: ['e2e/**/*.test.ts'],
-          globalSetup: ['e2e/global-setup.ts'],
+          globalSetup: ['e2e/global-setup.ts', '../cloud/test/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

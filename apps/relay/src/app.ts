@@ -1,4 +1,12 @@
+import fastifyCookie from '@fastify/cookie'
 import { type Clock, createHttpServer, every, migrateAtStartup, packageVersion, systemClock } from '@relay/server-kit'
+import { loadAuthSettings } from './auth/auth-settings.js'
+import { createFrontendSessions } from './auth/frontend-sessions.js'
+import { addAuthGuard, isLoopbackHost } from './auth/guard.js'
+import { createLocalUsers } from './auth/local-users.js'
+import { authRoutes } from './auth/routes.js'
+import { createAuthService } from './auth/service.js'
+import { createCloudConnection } from './cloud-client/connection.js'
 import type { RelayConfig } from './config.js'
 import { openDatabase, type RelayDatabase } from './db/database.js'
 import { migrations } from './db/migrations/index.js'
@@ -23,6 +31,8 @@ export type RelayOverrides = {
   clock?: Clock
   /** Collector and stream drivers; the built-in ones by default. */
   drivers?: DriverFactories
+  /** Where log lines go; stdout by default. */
+  logStream?: { write(line: string): void }
 }
 
 export const version = packageVersion(import.meta.url)
@@ -31,7 +41,7 @@ export const version = packageVersion(import.meta.url)
 export async function createApp(config: RelayConfig, overrides: RelayOverrides = {}) {
   const clock = overrides.clock ?? systemClock
   const app = createHttpServer({
-    logger: { level: config.logLevel, pretty: config.prettyLogs },
+    logger: { level: config.logLevel, pretty: config.prettyLogs, stream: overrides.logStream },
     notFound: spaFallback(config.webDir),
   })
   // Before any route: WebSocket upgrades must be handled by the root instance.
@@ -49,6 +59,33 @@ export async function createApp(config: RelayConfig, overrides: RelayOverrides =
   const deps = { db: database.db, clock, log: app.log }
   const notifications = createNotificationService({ ...deps, log: app.log.child({ feature: 'notifications' }) })
   const featureFlags = createFeatureFlagService(deps)
+  const secretKey = loadOrCreateKey(config.dataDir)
+  const loopbackOnly = isLoopbackHost(config.host)
+  const authSettings = await loadAuthSettings(deps)
+  if (authSettings.get().mode === 'none' && !loopbackOnly && !config.allowOpenNetwork) {
+    throw new Error(
+      `The relay is in auth mode none and would listen on ${config.host}, open to anybody on the network. ` +
+        'Start it on 127.0.0.1 and choose local or cloud sign-in, or set RELAY_ALLOW_OPEN_NETWORK=true.',
+    )
+  }
+  const cloud = createCloudConnection({
+    ...deps,
+    log: app.log.child({ feature: 'cloud' }),
+    cloudUrl: config.cloudUrl,
+    backendId: identity.backendId,
+    secretKey,
+    notifications,
+  })
+  const sessions = createFrontendSessions(deps)
+  const auth = createAuthService({
+    settings: authSettings,
+    localUsers: createLocalUsers(deps),
+    sessions,
+    cloud,
+    notifications,
+    log: app.log.child({ feature: 'auth' }),
+    openModeAllowed: loopbackOnly || config.allowOpenNetwork,
+  })
   const virtualStreams = new Map<string, StreamPayload>()
   const webSocketHub = createWebSocketHub()
   const runtime = createSourcesRuntime({
@@ -60,8 +97,11 @@ export async function createApp(config: RelayConfig, overrides: RelayOverrides =
       createDrivers({ virtualSink: (streamId, payload) => virtualStreams.set(streamId, payload), webSocketHub }),
   })
   app.addHook('onClose', () => runtime.close())
-  const sources = createSourcesService({ ...deps, secretKey: loadOrCreateKey(config.dataDir), runtime })
+  const sources = createSourcesService({ ...deps, secretKey, runtime })
 
+  await app.register(fastifyCookie)
+  addAuthGuard(app, { mode: auth.mode, sessions, cloud, loopbackOnly })
+  await app.register(authRoutes, { auth, cloud })
   await app.register(healthRoutes, { database, backendId: identity.backendId, version, startedAt: performance.now() })
   await app.register(notificationRoutes, { notifications })
   await app.register(featureFlagRoutes, { featureFlags })
@@ -82,7 +122,7 @@ export async function createApp(config: RelayConfig, overrides: RelayOverrides =
   // On the root context, so the not-found handler can send index.html.
   await serveWebUi(app, config.webDir)
   return Object.assign(app, {
-    services: { notifications, featureFlags, sources, runtime, virtualStreams, webSocketHub },
+    services: { notifications, featureFlags, sources, runtime, virtualStreams, webSocketHub, auth, cloud },
   })
 }
 

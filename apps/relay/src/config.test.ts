@@ -11,6 +11,7 @@ describe('relay config', () => {
       webDir: defaultWebDir,
       cloudUrl: 'http://127.0.0.1:8787',
       notificationMaintenanceEvery: 60 * 60 * 1000,
+      allowOpenNetwork: false,
       logLevel: 'info',
       prettyLogs: false,
     })

@@ -12,6 +12,8 @@ const RelayEnv = Type.Object({
   CLOUD_URL: Type.String({ format: 'uri', pattern: '^https?://', default: 'http://127.0.0.1:8787' }),
   /** How often expired and long-delivered notifications are removed. */
   RELAY_NOTIFICATION_MAINTENANCE_MINUTES: Type.Integer({ minimum: 1, maximum: 7 * 24 * 60, default: 60 }),
+  /** Allow auth mode none while listening on a non-loopback address (the API is then open to the network). */
+  RELAY_ALLOW_OPEN_NETWORK: Type.Boolean({ default: false }),
   LOG_LEVEL: Type.Enum(LogLevel, { default: 'info' }),
   LOG_PRETTY: Type.Boolean({ default: false }),
 })
@@ -23,6 +25,7 @@ export type RelayConfig = Readonly<{
   webDir: string
   cloudUrl: string
   notificationMaintenanceEvery: number
+  allowOpenNetwork: boolean
   logLevel: Static<typeof RelayEnv>['LOG_LEVEL']
   prettyLogs: boolean
 }>
@@ -39,6 +42,7 @@ export function loadConfig(env: Record<string, string | undefined>): RelayConfig
     webDir: parsed.RELAY_WEB_DIR ?? defaultWebDir,
     cloudUrl: parsed.CLOUD_URL.replace(/\/$/, ''),
     notificationMaintenanceEvery: parsed.RELAY_NOTIFICATION_MAINTENANCE_MINUTES * MINUTE,
+    allowOpenNetwork: parsed.RELAY_ALLOW_OPEN_NETWORK,
     logLevel: parsed.LOG_LEVEL,
     prettyLogs: parsed.LOG_PRETTY,
   })

@@ -24,7 +24,14 @@ export function writeWebUi(dir: string): string {
  * Pass the same `dataDir` again to restart on the same data.
  */
 export async function startRelay(
-  options: { dataDir?: string; webUi?: boolean; env?: Record<string, string>; clock?: Clock } = {},
+  options: {
+    dataDir?: string
+    webUi?: boolean
+    env?: Record<string, string>
+    clock?: Clock
+    /** Receives every log line (set LOG_LEVEL in `env` to see more than nothing). */
+    logStream?: { write(line: string): void }
+  } = {},
 ) {
   const folder = tempDir('relay-test-')
   const dataDir = options.dataDir ?? path.join(folder.path, 'data')
@@ -35,6 +42,7 @@ export async function startRelay(
   }
   const app: RelayApp = await createApp(testConfig(dataDir, { RELAY_WEB_DIR: webDir, ...options.env }), {
     clock: options.clock,
+    logStream: options.logStream,
   })
   afterEach(async () => {
     await app.close()

@@ -97,6 +97,32 @@ export interface JunctionTargetsTable {
   position: number
 }
 
+export interface LocalUsersTable {
+  id: string
+  username: string
+  password_hash: string
+  created_at: string
+}
+
+export interface FrontendSessionsTable {
+  token_hash: string
+  user_kind: 'local' | 'cloud'
+  user_id: string
+  user_name: string
+  user_email: string | null
+  created_at: string
+  expires_at: string
+}
+
+export interface CloudSessionsTable {
+  id: Generated<number>
+  user_id: string
+  backend_id: string
+  encrypted_refresh_token: string
+  created_at: string
+  updated_at: string
+}
+
 export interface RelayDB {
   app_settings: AppSettingsTable
   notifications: NotificationsTable
@@ -106,4 +132,7 @@ export interface RelayDB {
   junctions: JunctionsTable
   junction_collectors: JunctionCollectorsTable
   junction_targets: JunctionTargetsTable
+  local_users: LocalUsersTable
+  frontend_sessions: FrontendSessionsTable
+  cloud_sessions: CloudSessionsTable
 }

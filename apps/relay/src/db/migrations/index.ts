@@ -2,10 +2,12 @@ import type { Migration } from 'kysely'
 import * as appSettings from './0001-app-settings.js'
 import * as notifications from './0002-notifications.js'
 import * as sources from './0003-sources.js'
+import * as auth from './0004-auth.js'
 
 /** Every migration, in order. Listed here (not read from disk) so src and dist run the same set. */
 export const migrations: Record<string, Migration> = {
   '0001-app-settings': appSettings,
   '0002-notifications': notifications,
   '0003-sources': sources,
+  '0004-auth': auth,
 }

@@ -1,0 +1,33 @@
+import { type AuthMode, authModes } from '@relay/contracts'
+import type { Clock } from '@relay/server-kit'
+import type { Kysely } from 'kysely'
+import type { RelayDB } from '../db/schema.js'
+import { findSetting, saveSetting } from '../settings/repo.js'
+
+const settingKey = 'auth'
+
+export type AuthSettings = { mode: AuthMode; setupComplete: boolean }
+
+const fresh: AuthSettings = { mode: 'none', setupComplete: false }
+
+/**
+ * The auth mode and whether first-run setup is done. Read once at start and kept in memory: the
+ * guard asks for the mode on every request, and every change goes through `save`.
+ */
+export async function loadAuthSettings({ db, clock }: { db: Kysely<RelayDB>; clock: Clock }) {
+  const stored = (await findSetting(db, settingKey)) as Partial<AuthSettings> | undefined
+  let current: AuthSettings =
+    stored && authModes.includes(stored.mode as AuthMode)
+      ? { mode: stored.mode as AuthMode, setupComplete: stored.setupComplete === true }
+      : fresh
+  return {
+    get: (): AuthSettings => current,
+    async save(mode: AuthMode): Promise<void> {
+      const next = { mode, setupComplete: true }
+      await saveSetting(db, settingKey, next, clock.now())
+      current = next
+    },
+  }
+}
+
+export type AuthSettingsStore = Awaited<ReturnType<typeof loadAuthSettings>>
