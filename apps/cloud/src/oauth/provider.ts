@@ -73,7 +73,11 @@ export function createProvider({ issuer, audience, db, directory, keys }: Provid
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: false },
-      revocation: { enabled: true },
+      revocation: {
+        enabled: true,
+        // A client revokes only its own tokens; a public client asking for another's gets a silent no-op (RFC 7009).
+        allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId,
+      },
       clientCredentials: { enabled: true },
       resourceIndicators: {
         enabled: true,
