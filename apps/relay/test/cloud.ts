@@ -5,6 +5,8 @@ import { createHttpBrowser, defined, type HttpBrowser, submitForm } from '@relay
 import SQLite from 'better-sqlite3'
 import { expect } from 'vitest'
 import { startTestCloud, type TestCloud } from '../../cloud/test/cloud-server.js'
+// The cloud's global setup declares the migrated database templates these tests receive.
+import type {} from '../../cloud/test/global-setup.js'
 import { open } from '../src/secrets/secret-box.js'
 import { startRelay } from './app.js'
 

@@ -207,7 +207,7 @@ describe('relay cloud sign-in against the real cloud', () => {
       await waitFor(async () => (await fetch(`${relayUrl}/api/health`)).ok)
       await signInThroughCloud(cloud, relayUrl, user.email)
       const refreshed = await fetch(`${relayUrl}/api/unified-auth/tokens/force-refresh`, { method: 'POST' })
-      expect((await refreshed.json()).success).toBe(true)
+      expect(((await refreshed.json()) as { success: boolean }).success).toBe(true)
       child.kill('SIGKILL')
       await new Promise((resolve) => child.once('exit', resolve))
       const restarted = await startLinkedRelay(cloud, { dataDir: folder.path })
