@@ -1,16 +1,18 @@
 import path from 'node:path'
-import type {
-  Collector,
-  CollectorStats,
-  CreateCollectorBody,
-  CreateNotificationBody,
-  ErrorBody,
-  FeatureFlags,
-  FeatureFlagsUpdate,
-  Junction,
-  Notification,
-  NotificationReply,
-  Stream,
+import {
+  type AuthStatus,
+  type Collector,
+  type CollectorStats,
+  type CreateCollectorBody,
+  type CreateNotificationBody,
+  type ErrorBody,
+  type FeatureFlags,
+  type FeatureFlagsUpdate,
+  type Junction,
+  type Notification,
+  type NotificationReply,
+  type Stream,
+  unifiedAuthRoutes,
 } from '@relay/contracts'
 import { tempDir } from '@relay/testkit'
 import { inject } from 'vitest'
@@ -19,17 +21,28 @@ import { loadConfig } from '../../relay/src/config.js'
 
 export type Reply<T> = { status: number; body: T }
 
+export type RelayOptions = {
+  /** Finish first-run setup in mode none, as most tests want a relay that is open to them (default true). */
+  setup?: boolean
+  /** More configuration for loadConfig, e.g. CLOUD_URL. */
+  env?: Record<string, string>
+}
+
 /** A real relay on an ephemeral port, with its own data folder, serving the UI under test. */
-export async function startRelay() {
+export async function startRelay({ setup = true, env = {} }: RelayOptions = {}) {
   const folder = tempDir('relay-e2e-')
   const app = await createApp(
     loadConfig({
       RELAY_DATA_DIR: path.join(folder.path, 'data'),
       RELAY_WEB_DIR: inject('webDist'),
       LOG_LEVEL: 'silent',
+      ...env,
     }),
   )
   const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' })
+  if (setup) {
+    await finishSetup(baseUrl)
+  }
 
   async function call<T>(method: string, url: string, body?: unknown): Promise<Reply<T>> {
     const response = await fetch(`${baseUrl}${url}`, {
@@ -49,6 +62,7 @@ export async function startRelay() {
   }
 
   return {
+    app,
     baseUrl,
     call,
     /** Creates a notification through POST /api/notifications, one at a time, so they keep their order. */
@@ -63,6 +77,8 @@ export async function startRelay() {
       }
       return created
     },
+    /** The status as a browser without a session sees it. */
+    authStatus: () => expectOk(call<AuthStatus>('GET', unifiedAuthRoutes.status.url)),
     notification: (id: string) => expectOk(call<Notification>('GET', `/api/notifications/${id}`)),
     flags: () => expectOk(call<FeatureFlags>('GET', '/api/feature-flags')),
     setFlags: (update: FeatureFlagsUpdate) => expectOk(call<FeatureFlags>('PUT', '/api/feature-flags', update)),
@@ -81,3 +97,16 @@ export async function startRelay() {
 }
 
 export type RelayUnderTest = Awaited<ReturnType<typeof startRelay>>
+
+/** Takes a fresh relay past its setup screen in mode none (no sign-in). */
+export async function finishSetup(baseUrl: string): Promise<void> {
+  const { method, url } = unifiedAuthRoutes.setMode
+  const response = await fetch(`${baseUrl}${url}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ mode: 'none' }),
+  })
+  if (!response.ok) {
+    throw new Error(`setup in mode none failed: ${response.status} ${await response.text()}`)
+  }
+}

@@ -5,6 +5,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createApp, type RelayApp } from '../../relay/src/app.js'
 import { loadConfig } from '../../relay/src/config.js'
+import { finishSetup } from './relay-under-test'
 
 const chromium = requirement('Chromium', chromiumProblem())
 
@@ -24,6 +25,7 @@ describe.skipIf(!chromium.available)('System page in Chromium', () => {
       }),
     )
     baseUrl = await relay.listen({ port: 0, host: '127.0.0.1' })
+    await finishSetup(baseUrl)
     browser = await launchChromium()
     page = await browser.newPage()
   })

@@ -136,6 +136,8 @@ describe('relative time', () => {
     [59 * 60_000, '59 min ago'],
     [5 * 3_600_000, '5 h ago'],
     [2 * 86_400_000, '2 d ago'],
+    [-14 * 60_000, 'in 14 min'],
+    [-3 * 3_600_000, 'in 3 h'],
   ])('%i ms ago reads "%s"', (ms, text) => {
     expect(formatRelativeTime(ago(ms), now, 'en-GB')).toBe(text)
   })

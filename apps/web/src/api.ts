@@ -1,5 +1,9 @@
 import {
   type AckBody,
+  type AuthMode,
+  type AuthStatus,
+  type CloudLoginQuery,
+  type CloudSessionList,
   type Collector,
   type CollectorStats,
   type CreateCollectorBody,
@@ -10,22 +14,28 @@ import {
   type ErrorCode,
   type FeatureFlags,
   type FeatureFlagsUpdate,
+  type ForceRefreshReply,
   featureFlagRoutes,
   getRelayHealth,
   type HistoryQuery,
   type HistoryReply,
   isErrorBody,
   type Junction,
+  type LocalLoginBody,
+  type LocalSetupBody,
+  type ModeBody,
   notificationRoutes,
   type PendingReply,
   type RelayHealth,
   type Sensor,
+  type SignedInReply,
   type Stream,
   type StreamStats,
   sourceRoutes,
   type UpdateCollectorBody,
   type UpdateJunctionBody,
   type UpdateStreamBody,
+  unifiedAuthRoutes,
 } from '@relay/contracts'
 
 /** A failed API call. `status` is 0 when no response arrived at all. */
@@ -125,7 +135,7 @@ function withId(url: string, id: string): string {
 }
 
 /** `path?key=value…` with the defined values only. */
-function withQuery(path: string, query: Record<string, string | number | undefined>): string {
+function withQuery(path: string, query: Readonly<Record<string, string | number | undefined>>): string {
   const params = new URLSearchParams()
   for (const [key, value] of Object.entries(query)) {
     if (value !== undefined) {
@@ -193,4 +203,27 @@ export const api = {
     sendEmpty<Junction>(sourceRoutes.startJunction.method, withId(sourceRoutes.startJunction.url, id)),
   stopJunction: (id: string) =>
     sendEmpty<Junction>(sourceRoutes.stopJunction.method, withId(sourceRoutes.stopJunction.url, id)),
+
+  authStatus: (signal?: AbortSignal) => getJson<AuthStatus>(unifiedAuthRoutes.status.url, { signal }),
+  setAuthMode: (mode: AuthMode) =>
+    sendJson<{ success: true; mode: AuthMode }>(unifiedAuthRoutes.setMode.method, unifiedAuthRoutes.setMode.url, {
+      mode,
+    } satisfies ModeBody),
+  setUpLocalAccount: (body: LocalSetupBody) =>
+    sendJson<SignedInReply>(unifiedAuthRoutes.localSetup.method, unifiedAuthRoutes.localSetup.url, body),
+  signIn: (body: LocalLoginBody) =>
+    sendJson<SignedInReply>(unifiedAuthRoutes.localLogin.method, unifiedAuthRoutes.localLogin.url, body),
+  signOut: () => sendEmpty<{ success: true }>(unifiedAuthRoutes.logout.method, unifiedAuthRoutes.logout.url),
+  /** Where the browser goes (a full-page navigation, never fetch) to sign in at the cloud. */
+  cloudSignInUrl: (query: CloudLoginQuery) => withQuery(unifiedAuthRoutes.cloudLogin.url, query),
+  disconnectCloud: () =>
+    sendEmpty<{ success: true }>(unifiedAuthRoutes.cloudLogout.method, unifiedAuthRoutes.cloudLogout.url),
+  cloudSessions: (signal?: AbortSignal) => getJson<CloudSessionList>(unifiedAuthRoutes.cloudSessions.url, { signal }),
+  revokeCloudSession: (id: string) =>
+    sendEmpty<{ success: true }>(
+      unifiedAuthRoutes.deleteCloudSession.method,
+      withId(unifiedAuthRoutes.deleteCloudSession.url, id),
+    ),
+  forceTokenRefresh: () =>
+    sendEmpty<ForceRefreshReply>(unifiedAuthRoutes.forceRefresh.method, unifiedAuthRoutes.forceRefresh.url),
 }

@@ -1,11 +1,12 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
+import { QueryClientProvider } from '@tanstack/react-query'
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { RouterProvider } from 'react-router'
+import { createQueryClient } from './query-client'
 import { router } from './router'
 import './styles.css'
 
-const queryClient = new QueryClient()
+const queryClient = createQueryClient()
 
 const rootElement = document.getElementById('root')
 if (!rootElement) {

@@ -21,12 +21,11 @@ import {
 } from './flag-form'
 import styles from './SettingsPage.module.css'
 
-export function SettingsPage() {
+export function NotificationSettingsPage() {
   const flags = useFeatureFlags()
   return (
     <>
-      <title>Settings · Relay</title>
-      <h1 className={styles.heading}>Settings</h1>
+      <title>Notifications · Settings · Relay</title>
       {flags.isPending && (
         <p role="status" className={styles.muted}>
           Loading settings…

@@ -1,4 +1,8 @@
 import { Link, NavLink, Outlet } from 'react-router'
+import { CloudOutcomeAlert } from '../auth/CloudOutcomeAlert'
+import { userKindLabels } from '../auth/labels'
+import { useAuthStatus } from '../auth/use-auth-status'
+import { useSignOut } from '../auth/use-sign-out'
 import { NotificationCenter } from '../notifications/NotificationCenter'
 import styles from './AppShell.module.css'
 import { navItems } from './nav-items'
@@ -16,6 +20,7 @@ export function AppShell() {
           </span>
           Relay
         </Link>
+        <SignedInUser />
       </header>
       <nav className={styles.nav} aria-label="Main">
         <ul className={styles.navList}>
@@ -29,9 +34,29 @@ export function AppShell() {
         </ul>
       </nav>
       <main id="main" className={styles.main} tabIndex={-1}>
+        <CloudOutcomeAlert />
         <Outlet />
       </main>
       <NotificationCenter />
+    </div>
+  )
+}
+
+function SignedInUser() {
+  const user = useAuthStatus().data?.user
+  const signOut = useSignOut()
+  if (!user) {
+    return null
+  }
+  return (
+    <div className={styles.user}>
+      <span className={styles.userText} data-testid="signed-in-user">
+        <span className={styles.userName}>{user.name}</span>
+        <span className={styles.userKind}>{userKindLabels[user.kind]}</span>
+      </span>
+      <button type="button" className={styles.signOut} disabled={signOut.isPending} onClick={() => signOut.mutate()}>
+        {signOut.isPending ? 'Signing out…' : 'Sign out'}
+      </button>
     </div>
   )
 }
