@@ -1,11 +1,24 @@
+import path from 'node:path'
 import fastifyCookie from '@fastify/cookie'
-import { type Clock, createHttpServer, every, migrateAtStartup, packageVersion, systemClock } from '@relay/server-kit'
+import { backupSchedule } from '@relay/contracts'
+import {
+  type Clock,
+  createHttpServer,
+  every,
+  migrateAtStartup,
+  migrateToLatest,
+  packageVersion,
+  systemClock,
+} from '@relay/server-kit'
 import { loadAuthSettings } from './auth/auth-settings.js'
 import { createFrontendSessions } from './auth/frontend-sessions.js'
 import { addAuthGuard, isLoopbackHost } from './auth/guard.js'
 import { createLocalUsers } from './auth/local-users.js'
 import { authRoutes } from './auth/routes.js'
 import { createAuthService } from './auth/service.js'
+import { removeStaleTempFiles } from './backups/archive/index.js'
+import { backupRoutes } from './backups/routes.js'
+import { createBackupService } from './backups/service.js'
 import { createCloudConnection } from './cloud-client/connection.js'
 import type { RelayConfig } from './config.js'
 import { openDatabase, type RelayDatabase } from './db/database.js'
@@ -98,10 +111,50 @@ export async function createApp(config: RelayConfig, overrides: RelayOverrides =
   })
   app.addHook('onClose', () => runtime.close())
   const sources = createSourcesService({ ...deps, secretKey, runtime })
+  const resumeSources = () =>
+    sources
+      .resume((err, junction) => app.log.error({ err, junctionId: junction.id }, 'junction did not resume'))
+      .catch((err: unknown) => app.log.error({ err }, 'sources did not resume'))
+
+  const tempDir = path.join(config.dataDir, 'tmp')
+  const stale = await removeStaleTempFiles(tempDir)
+  if (stale.length > 0) {
+    app.log.info({ files: stale }, 'removed work files of an interrupted backup or restore')
+  }
+  const backups = createBackupService({
+    ...deps,
+    log: app.log.child({ feature: 'backups' }),
+    database,
+    dataDir: config.dataDir,
+    tempDir,
+    backendId: identity.backendId,
+    appVersion: version,
+    schemaVersion: Object.keys(migrations).at(-1) ?? '',
+    cloud,
+    notifications,
+    restore: {
+      secretKey,
+      knownSchemaVersions: Object.keys(migrations),
+      now: () => clock.now(),
+      beforeSwap: () => runtime.close(),
+      migrate: async () => {
+        await migrateToLatest(database.db, migrations)
+      },
+      reload: async () => {
+        notifications.forgetCache()
+        await authSettings.reload()
+        await resumeSources()
+      },
+    },
+  })
+
+  // A backup or restore in progress finishes before the database closes.
+  app.addHook('onClose', () => backups.idle())
 
   await app.register(fastifyCookie)
   addAuthGuard(app, { mode: auth.mode, sessions, cloud, loopbackOnly })
   await app.register(authRoutes, { auth, cloud })
+  await app.register(backupRoutes, { backups })
   await app.register(healthRoutes, { database, backendId: identity.backendId, version, startedAt: performance.now() })
   await app.register(notificationRoutes, { notifications })
   await app.register(featureFlagRoutes, { featureFlags })
@@ -110,19 +163,22 @@ export async function createApp(config: RelayConfig, overrides: RelayOverrides =
 
   app.addHook('onReady', async () => {
     // Sources that fail to resume are reported, but never keep the relay (and its UI) from starting.
-    await sources
-      .resume((err, junction) => app.log.error({ err, junctionId: junction.id }, 'junction did not resume'))
-      .catch((err: unknown) => app.log.error({ err }, 'sources did not resume'))
+    await resumeSources()
     every(config.notificationMaintenanceEvery, notifications.maintain, {
       log: app.log,
       signal: jobs.signal,
       firstRunAfter: 0,
     })
+    every(backupSchedule.checkInterval, backups.runScheduledCycle, {
+      log: app.log,
+      signal: jobs.signal,
+      firstRunAfter: backupSchedule.startupDelay,
+    })
   })
   // On the root context, so the not-found handler can send index.html.
   await serveWebUi(app, config.webDir)
   return Object.assign(app, {
-    services: { notifications, featureFlags, sources, runtime, virtualStreams, webSocketHub, auth, cloud },
+    services: { notifications, featureFlags, sources, runtime, virtualStreams, webSocketHub, auth, cloud, backups },
   })
 }
 

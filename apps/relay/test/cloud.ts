@@ -23,8 +23,8 @@ export function createShiftedClock() {
 }
 
 /** The real cloud app on an ephemeral port, over a copy of the migrated PGlite database. */
-export function startCloud(clock = createShiftedClock()): Promise<TestCloud> {
-  return startTestCloud('pglite', { clock })
+export function startCloud(clock = createShiftedClock(), env: Record<string, string> = {}): Promise<TestCloud> {
+  return startTestCloud('pglite', { clock, env })
 }
 
 /** A cloud account with (by default) a gifted Pro license. */
@@ -60,23 +60,32 @@ export async function signInThroughCloud(
   cloud: TestCloud,
   relayUrl: string,
   email: string,
-  { browser = createHttpBrowser(), query = '' }: { browser?: HttpBrowser; query?: string } = {},
+  {
+    browser = createHttpBrowser(),
+    query = '',
+    cloudUrl = cloud.url,
+  }: {
+    browser?: HttpBrowser
+    query?: string
+    /** The cloud's public address, when the relay and the browser reach it through another one. */
+    cloudUrl?: string
+  } = {},
 ) {
   const start = await browser.request(`${relayUrl}/api/unified-auth/cloud/login${query}`)
   expect(start.status).toBe(302)
   const toCloud = new URL(defined(start.headers.get('location')))
-  expect(toCloud.origin).toBe(cloud.url)
+  expect(toCloud.origin).toBe(cloudUrl)
   const atPage = await browser.follow(toCloud)
   expect(atPage.url.pathname).toMatch(/^\/interaction\//)
   await atPage.response.text()
-  const login = await submitForm(browser, new URL(`${atPage.url.pathname}/login`, cloud.url), {
+  const login = await submitForm(browser, new URL(`${atPage.url.pathname}/login`, cloudUrl), {
     email,
     password: cloudPassword,
   })
   expect(login.status).toBe(303)
   const back = await browser.follow(
-    new URL(defined(login.headers.get('location')), cloud.url),
-    (next) => next.origin === cloud.url,
+    new URL(defined(login.headers.get('location')), cloudUrl),
+    (next) => next.origin === cloudUrl,
   )
   expect(back.url.origin).toBe(relayUrl)
   expect(back.url.pathname).toBe('/api/unified-auth/cloud/callback')

@@ -31,9 +31,10 @@ export type RelayOptions = {
 /** A real relay on an ephemeral port, with its own data folder, serving the UI under test. */
 export async function startRelay({ setup = true, env = {} }: RelayOptions = {}) {
   const folder = tempDir('relay-e2e-')
+  const dataDir = path.join(folder.path, 'data')
   const app = await createApp(
     loadConfig({
-      RELAY_DATA_DIR: path.join(folder.path, 'data'),
+      RELAY_DATA_DIR: dataDir,
       RELAY_WEB_DIR: inject('webDist'),
       LOG_LEVEL: 'silent',
       ...env,
@@ -64,6 +65,8 @@ export async function startRelay({ setup = true, env = {} }: RelayOptions = {}) 
   return {
     app,
     baseUrl,
+    /** The relay's data folder (database, keys, identity). */
+    dataDir,
     call,
     /** Creates a notification through POST /api/notifications, one at a time, so they keep their order. */
     async notify(body: CreateNotificationBody): Promise<Notification> {

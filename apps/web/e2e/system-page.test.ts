@@ -59,7 +59,14 @@ describe.skipIf(!chromium.available)('System page in Chromium', () => {
 
   it('shows navigation with only the pages that exist', async () => {
     const links = await page.getByRole('navigation').getByRole('link').allTextContents()
-    expect(links.map((text) => text.trim())).toEqual(['Dashboard', 'Sources', 'Notifications', 'Settings', 'System'])
+    expect(links.map((text) => text.trim())).toEqual([
+      'Dashboard',
+      'Sources',
+      'Backups',
+      'Notifications',
+      'Settings',
+      'System',
+    ])
   })
 
   it('renders a not-found view for unknown pages, served through the SPA fallback', async () => {

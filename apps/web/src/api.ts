@@ -2,6 +2,11 @@ import {
   type AckBody,
   type AuthMode,
   type AuthStatus,
+  type BackupList,
+  type BackupOperation,
+  type BackupSettings,
+  type BackupSettingsChange,
+  type BackupStatusReply,
   type CloudLoginQuery,
   type CloudSessionList,
   type Collector,
@@ -25,8 +30,13 @@ import {
   type LocalSetupBody,
   type ModeBody,
   notificationRoutes,
+  type OperationList,
+  type OperationStarted,
   type PendingReply,
+  type RelayBackupListQuery,
   type RelayHealth,
+  type RestoreBody,
+  relayBackupRoutes,
   type Sensor,
   type SignedInReply,
   type Stream,
@@ -129,10 +139,12 @@ function dataStatusesOf(route: { schema: { response: object } }): number[] {
   return Object.keys(route.schema.response).map(Number)
 }
 
-/** A route's url with its `:id` filled in. */
-function withId(url: string, id: string): string {
-  return url.replace(':id', encodeURIComponent(id))
+/** A route's url with its `:id` (or another named parameter) filled in. */
+function withId(url: string, id: string, param = 'id'): string {
+  return url.replace(`:${param}`, encodeURIComponent(id))
 }
+
+const withBackupId = (url: string, backupId: string) => withId(url, backupId, 'backupId')
 
 /** `path?key=value…` with the defined values only. */
 function withQuery(path: string, query: Readonly<Record<string, string | number | undefined>>): string {
@@ -226,4 +238,28 @@ export const api = {
     ),
   forceTokenRefresh: () =>
     sendEmpty<ForceRefreshReply>(unifiedAuthRoutes.forceRefresh.method, unifiedAuthRoutes.forceRefresh.url),
+
+  backupStatus: (signal?: AbortSignal) => getJson<BackupStatusReply>(relayBackupRoutes.status.url, { signal }),
+  saveBackupSettings: (change: BackupSettingsChange) =>
+    sendJson<{ success: true; settings: BackupSettings }>(
+      relayBackupRoutes.settings.method,
+      relayBackupRoutes.settings.url,
+      change,
+    ),
+  backups: (query: Partial<Pick<RelayBackupListQuery, 'limit'>>, signal?: AbortSignal) =>
+    getJson<BackupList>(withQuery(relayBackupRoutes.list.url, query), { signal }),
+  startBackup: () => sendEmpty<OperationStarted>(relayBackupRoutes.create.method, relayBackupRoutes.create.url),
+  backupOperations: (signal?: AbortSignal) => getJson<OperationList>(relayBackupRoutes.operations.url, { signal }),
+  backupOperation: (id: string, signal?: AbortSignal) =>
+    getJson<BackupOperation>(withId(relayBackupRoutes.operation.url, id), { signal }),
+  /** Where a link downloads the backup's ZIP through the relay (a plain navigation: the relay streams it). */
+  backupDownloadUrl: (backupId: string) => withBackupId(relayBackupRoutes.download.url, backupId),
+  restoreBackup: (backupId: string, body: RestoreBody) =>
+    sendJson<OperationStarted>(
+      relayBackupRoutes.restore.method,
+      withBackupId(relayBackupRoutes.restore.url, backupId),
+      body,
+    ),
+  deleteBackup: (backupId: string) =>
+    sendEmpty<{ success: true }>(relayBackupRoutes.remove.method, withBackupId(relayBackupRoutes.remove.url, backupId)),
 }

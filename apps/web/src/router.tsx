@@ -1,6 +1,7 @@
 import { createBrowserRouter, Navigate } from 'react-router'
 import { AccountPage } from './auth/AccountPage'
 import { AuthGate } from './auth/AuthGate'
+import { BackupsPage } from './backups/BackupsPage'
 import { DashboardPage } from './dashboard/DashboardPage'
 import { NotificationsPage } from './notifications/NotificationsPage'
 import { NotificationSettingsPage } from './settings/NotificationSettingsPage'
@@ -26,6 +27,7 @@ export const router = createBrowserRouter([
               { index: true, element: <Navigate to="/dashboard" replace /> },
               { path: 'dashboard', element: <DashboardPage /> },
               { path: 'sources', element: <SourcesPage /> },
+              { path: 'backups', element: <BackupsPage /> },
               { path: 'notifications', element: <NotificationsPage /> },
               {
                 path: 'settings',

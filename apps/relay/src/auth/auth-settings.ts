@@ -15,13 +15,19 @@ const fresh: AuthSettings = { mode: 'none', setupComplete: false }
  * guard asks for the mode on every request, and every change goes through `save`.
  */
 export async function loadAuthSettings({ db, clock }: { db: Kysely<RelayDB>; clock: Clock }) {
-  const stored = (await findSetting(db, settingKey)) as Partial<AuthSettings> | undefined
-  let current: AuthSettings =
-    stored && authModes.includes(stored.mode as AuthMode)
+  const read = async (): Promise<AuthSettings> => {
+    const stored = (await findSetting(db, settingKey)) as Partial<AuthSettings> | undefined
+    return stored && authModes.includes(stored.mode as AuthMode)
       ? { mode: stored.mode as AuthMode, setupComplete: stored.setupComplete === true }
       : fresh
+  }
+  let current = await read()
   return {
     get: (): AuthSettings => current,
+    /** Reads the settings again (the database was replaced by a restore). */
+    async reload(): Promise<void> {
+      current = await read()
+    },
     async save(mode: AuthMode): Promise<void> {
       const next = { mode, setupComplete: true }
       await saveSetting(db, settingKey, next, clock.now())

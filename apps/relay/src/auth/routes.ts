@@ -2,7 +2,7 @@ import { AppError, type CloudLoginOutcome, unifiedAuthRoutes as routes, sessionC
 import type { HttpServer } from '@relay/server-kit'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { CloudConnectionService } from '../cloud-client/connection.js'
-import { describeCloudError } from '../cloud-client/oauth.js'
+import { cloudErrorSentence, describeCloudError } from '../cloud-client/oauth.js'
 import { isLoopbackHost } from './guard.js'
 import type { AuthService } from './service.js'
 
@@ -88,7 +88,7 @@ export async function authRoutes(app: HttpServer, { auth, cloud }: AuthRoutesOpt
         if (wantsHtml(request)) {
           return reply.redirect(withOutcome(returnTo, 'unreachable'))
         }
-        throw new AppError('UNAVAILABLE', `The cloud is unreachable: ${describeCloudError(err)}`)
+        throw new AppError('UNAVAILABLE', cloudErrorSentence(err))
       }
       reply.setCookie(loginCookieName, started.loginId, {
         path: routes.cloudCallback.url,

@@ -1,5 +1,5 @@
 import { AppError, type CloudSession, isErrorBody, type UserInfo } from '@relay/contracts'
-import { describeCloudError } from './oauth.js'
+import { cloudErrorSentence } from './oauth.js'
 
 const requestTimeoutMs = 10_000
 
@@ -16,32 +16,39 @@ export class CloudTokenRejected extends AppError {
  * browser's own session is fine, the relay's cloud credentials are not.
  */
 export function createCloudApi({ cloudUrl, timeoutMs = requestTimeoutMs }: { cloudUrl: string; timeoutMs?: number }) {
-  async function call<T>(token: string, method: string, path: string): Promise<T> {
+  async function call<T>(token: string, method: string, path: string, body?: unknown): Promise<T> {
     let response: Response
+    const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' }
+    if (body !== undefined) {
+      headers['content-type'] = 'application/json'
+    }
     try {
       response = await fetch(`${cloudUrl}${path}`, {
         method,
-        headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(timeoutMs),
       })
     } catch (err) {
-      throw new AppError('UNAVAILABLE', `The cloud is unreachable: ${describeCloudError(err)}`, { cause: err })
+      throw new AppError('UNAVAILABLE', cloudErrorSentence(err), { cause: err })
     }
-    const body: unknown = await response.json().catch(() => undefined)
-    // The cloud answers an expired or unknown token with 401, and some token errors with 400.
-    if (response.status === 401 || (response.status === 400 && isErrorBody(body) && body.code === 'UNAUTHORIZED')) {
+    const reply: unknown = await response.json().catch(() => undefined)
+    // The cloud answers an expired or unknown token with 401.
+    if (response.status === 401) {
       throw new CloudTokenRejected()
     }
     if (!response.ok) {
-      if (isErrorBody(body) && body.code !== 'INTERNAL') {
-        throw new AppError(body.code, body.error, { details: body.details })
+      if (isErrorBody(reply) && reply.code !== 'INTERNAL') {
+        throw new AppError(reply.code, reply.error, { details: reply.details })
       }
       throw new AppError('UNAVAILABLE', `The cloud answered ${response.status} to ${method} ${path}`)
     }
-    return body as T
+    return reply as T
   }
 
   return {
+    /** Any cloud API call; `path` starts with a slash. */
+    request: call,
     userInfo: (token: string) => call<UserInfo>(token, 'GET', '/auth/user-info'),
     sessions: async (token: string) =>
       (await call<{ sessions: CloudSession[] }>(token, 'GET', '/auth/sessions')).sessions,

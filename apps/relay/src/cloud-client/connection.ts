@@ -226,6 +226,11 @@ export function createCloudConnection(deps: CloudConnectionDeps) {
       }
     },
 
+    /** A call of the cloud API with the relay's access token (401 `CLOUD_NOT_AUTHENTICATED` without one). */
+    request<T>(method: string, path: string, body?: unknown): Promise<T> {
+      return withToken((token) => api.request<T>(token, method, path, body))
+    },
+
     /** The cloud user info for the UI, cached 2 minutes per user id. */
     async userInfo(): Promise<UserInfo> {
       const { userId } = await tokens.requireAccessToken()

@@ -96,6 +96,12 @@ export function isGrantRejected(err: unknown): boolean {
   return err instanceof client.ResponseBodyError && err.error === 'invalid_grant'
 }
 
+/** As `describeCloudError`, as a sentence of its own. */
+export function cloudErrorSentence(err: unknown): string {
+  const text = describeCloudError(err)
+  return text.charAt(0).toUpperCase() + text.slice(1)
+}
+
 /** A message for logs and replies that never carries a token. */
 export function describeCloudError(err: unknown): string {
   if (err instanceof client.ResponseBodyError) {
@@ -107,6 +113,9 @@ export function describeCloudError(err: unknown): string {
   const cause = (err as { cause?: { code?: string } })?.cause?.code
   if (cause) {
     return `the cloud is unreachable (${cause})`
+  }
+  if (err instanceof Error && err.name === 'TimeoutError') {
+    return 'the cloud did not answer in time'
   }
   return err instanceof Error ? err.message : String(err)
 }

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, renameSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import type { DatabaseHealth } from '@relay/contracts'
 import { pingDatabase } from '@relay/server-kit'
@@ -10,29 +10,53 @@ export const databaseFile = 'relay.db'
 
 export type RelayDatabase = {
   db: Kysely<RelayDB>
-  /** The underlying connection, for what Kysely does not cover (backup API, pragmas). */
-  sqlite: SQLite.Database
+  /** The connection in use now (a restore replaces it), for what Kysely does not cover. */
+  readonly sqlite: SQLite.Database
   file: string
   ping(): Promise<DatabaseHealth>
+  /**
+   * Puts `stagedFile` in place of the database file and reopens the connection, while no query runs.
+   * The staged file must be a complete SQLite database on the same file system.
+   */
+  replaceFile(stagedFile: string): Promise<void>
   close(): Promise<void>
+}
+
+function connect(file: string): SQLite.Database {
+  const sqlite = new SQLite(file)
+  sqlite.pragma('journal_mode = WAL')
+  sqlite.pragma('synchronous = NORMAL')
+  sqlite.pragma('busy_timeout = 5000')
+  sqlite.pragma('foreign_keys = ON')
+  return sqlite
 }
 
 /** Opens `<dataDir>/relay.db` in WAL mode. Writers wait up to 5 s for a lock instead of failing. */
 export function openDatabase(dataDir: string): RelayDatabase {
   mkdirSync(dataDir, { recursive: true })
   const file = path.join(dataDir, databaseFile)
-  const sqlite = new SQLite(file)
-  sqlite.pragma('journal_mode = WAL')
-  sqlite.pragma('synchronous = NORMAL')
-  sqlite.pragma('busy_timeout = 5000')
-  sqlite.pragma('foreign_keys = ON')
-  const db = new Kysely<RelayDB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) })
-  const probe = sqlite.prepare('select 1')
+  const connection = withStatementCache(connect(file))
+  const db = new Kysely<RelayDB>({ dialect: new SqliteDialect({ database: connection }) })
   return {
     db,
-    sqlite,
+    get sqlite() {
+      return connection.current
+    },
     file,
-    ping: () => pingDatabase('sqlite', () => probe.get()),
+    ping: () => pingDatabase('sqlite', () => connection.prepare('select 1').get()),
+    async replaceFile(stagedFile: string) {
+      // Kysely has one connection: holding it keeps every other query waiting until the new file is open.
+      await db.connection().execute(async () => {
+        connection.current.close()
+        // Closing the last connection checkpoints the WAL; what is left beside the file belongs to the
+        // old database and must not be replayed into the new one.
+        for (const suffix of ['-wal', '-shm']) {
+          rmSync(`${file}${suffix}`, { force: true })
+        }
+        renameSync(stagedFile, file)
+        connection.swap(connect(file))
+      })
+    },
     // Kysely's SqliteDialect closes the better-sqlite3 handle on destroy.
     close: () => db.destroy(),
   }
@@ -43,20 +67,31 @@ const statementCacheSize = 256
 /**
  * Kysely's SQLite driver prepares every query anew; preparing costs more than running most of our
  * queries. Statements are reused by SQL text (parameters are bound per run), oldest dropped first.
+ * The handle behind it can be swapped (a restore), which drops the cache.
  */
-function withStatementCache(sqlite: SQLite.Database) {
+function withStatementCache(initial: SQLite.Database) {
   const cache = new Map<string, SQLite.Statement>()
+  let current = initial
   return {
+    get current() {
+      return current
+    },
+    swap(next: SQLite.Database) {
+      cache.clear()
+      current = next
+    },
     close: () => {
       cache.clear()
-      sqlite.close()
+      if (current.open) {
+        current.close()
+      }
     },
     prepare(sql: string) {
       let statement = cache.get(sql)
       if (statement) {
         cache.delete(sql)
       } else {
-        statement = sqlite.prepare(sql)
+        statement = current.prepare(sql)
         if (cache.size >= statementCacheSize) {
           cache.delete(cache.keys().next().value as string)
         }

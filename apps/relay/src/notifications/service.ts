@@ -159,6 +159,12 @@ export function createNotificationService({ db, clock, log }: NotificationDeps) 
       return repo.deleteCreatedBefore(db, new Date(clock.now().getTime() - olderThanDays * DAY).toISOString())
     },
 
+    /** Forgets what the last database visit learned (the database was replaced by a restore). */
+    forgetCache(): void {
+      known.lastSeq = undefined
+      known.nextExpiry = undefined
+    },
+
     /** The background job: expired rows, and rows delivered more than 30 days ago. */
     async maintain(): Promise<{ expired: number; delivered: number }> {
       const expired = await repo.deleteExpired(db, now())

@@ -4,6 +4,7 @@ export type NavItem = { to: string; label: string }
 export const navItems: readonly NavItem[] = [
   { to: '/dashboard', label: 'Dashboard' },
   { to: '/sources', label: 'Sources' },
+  { to: '/backups', label: 'Backups' },
   { to: '/notifications', label: 'Notifications' },
   { to: '/settings', label: 'Settings' },
   { to: '/system', label: 'System' },

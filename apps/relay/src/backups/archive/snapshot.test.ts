@@ -1,0 +1,167 @@
+import { spawn } from 'node:child_process'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { tempDir } from '@relay/testkit'
+import SQLite from 'better-sqlite3'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createTestDatabase } from '../../../test/database.js'
+import { snapshotDatabase } from './snapshot.js'
+import { runSqliteWorker } from './sqlite-worker.js'
+
+const driver = createRequire(import.meta.url).resolve('better-sqlite3')
+const cleanups: (() => unknown)[] = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) {
+    await cleanup()
+  }
+})
+
+async function relayDatabase(readingsBytes = 0) {
+  const database = await createTestDatabase()
+  cleanups.push(() => database.dispose())
+  if (readingsBytes > 0) {
+    addReadings(database.sqlite, readingsBytes)
+  }
+  return database
+}
+
+function folder() {
+  const dir = tempDir('relay-snapshot-')
+  cleanups.push(() => dir.remove())
+  return dir.path
+}
+
+/** Rows of ~70 bytes until the table holds about `bytes`. */
+function addReadings(sqlite: SQLite.Database, bytes: number) {
+  sqlite.exec(`create table if not exists readings (
+    id integer primary key, sensor_id text not null, ts text not null, value real not null, unit text not null)`)
+  sqlite
+    .prepare(`with recursive n(i) as (select 1 union all select i + 1 from n where i < ?)
+      insert into readings (sensor_id, ts, value, unit)
+      select 'site-1/line-' || (i % 12) || '/temp-' || (i % 240), strftime('%Y-%m-%dT%H:%M:%fZ', 1790000000 + i * 10, 'unixepoch'),
+        round(21 + (i % 97) / 10.0, 1), 'degC' from n`)
+    .run(Math.ceil(bytes / 70))
+}
+
+/** Another process inserting into `writes` as fast as it can, as a busy relay would. */
+function startWriter(file: string) {
+  const script = `
+    const Database = require(process.argv[2])
+    const db = new Database(process.argv[1])
+    db.pragma('journal_mode = WAL')
+    db.pragma('synchronous = NORMAL')
+    db.pragma('busy_timeout = 5000')
+    const insert = db.prepare('insert into writes (at) values (?)')
+    for (;;) insert.run(Date.now())
+  `
+  const child = spawn(process.execPath, ['-e', script, file, driver], { stdio: 'ignore' })
+  cleanups.push(() => child.kill('SIGKILL'))
+  return child
+}
+
+async function until(condition: () => boolean, timeoutMs = 10_000) {
+  const end = Date.now() + timeoutMs
+  while (!condition()) {
+    if (Date.now() > end) {
+      throw new Error('timed out waiting')
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+describe('database snapshot', () => {
+  it('holds every row committed before it began while another process keeps writing', async () => {
+    const database = await relayDatabase(20 * 1024 * 1024)
+    database.sqlite.exec('create table writes (id integer primary key, at integer not null)')
+    const lastWrite = () =>
+      (database.sqlite.prepare('select max(id) as id from writes').get() as { id: number | null }).id ?? 0
+    startWriter(database.file)
+    await until(() => lastWrite() > 100)
+
+    const committedBefore = lastWrite()
+    const target = path.join(folder(), 'copy.db')
+    const { size } = await snapshotDatabase({ sourceFile: database.file, targetFile: target })
+    const committedAfter = lastWrite()
+
+    expect(committedAfter).toBeGreaterThan(committedBefore)
+    const copy = new SQLite(target, { readonly: true })
+    cleanups.push(() => copy.close())
+    expect(copy.pragma('integrity_check', { simple: true })).toBe('ok')
+    const kept = copy.prepare('select count(*) as n from writes where id <= ?').get(committedBefore) as { n: number }
+    expect(kept.n).toBe(committedBefore)
+    expect(copy.prepare('select count(*) as n from readings').get()).toEqual(
+      database.sqlite.prepare('select count(*) as n from readings').get(),
+    )
+    // The copy stands alone: no write-ahead log beside it, and its tables are the relay's.
+    expect(copy.pragma('journal_mode', { simple: true })).toBe('delete')
+    expect(readdirSync(path.dirname(target))).toEqual(['copy.db'])
+    expect(size).toBe(readFileSync(target).length)
+    const tables = copy.prepare("select name from sqlite_master where type = 'table'").pluck().all()
+    expect(tables).toEqual(expect.arrayContaining(['kysely_migration', 'notifications', 'readings', 'writes']))
+  })
+
+  it('keeps the event loop turning while it copies and checks', async () => {
+    const database = await relayDatabase(40 * 1024 * 1024)
+    let ticks = 0
+    const timer = setInterval(() => ticks++, 5)
+    const started = performance.now()
+    await snapshotDatabase({ sourceFile: database.file, targetFile: path.join(folder(), 'copy.db') })
+    const elapsed = performance.now() - started
+    clearInterval(timer)
+    // Work on this thread would hold every tick back until it finished: at most one or two would fire.
+    expect(elapsed).toBeGreaterThan(50)
+    expect(ticks).toBeGreaterThanOrEqual(Math.min(10, Math.floor(elapsed / 5 / 4)))
+  })
+
+  it('refuses a target that already exists and leaves it as it was', async () => {
+    const database = await relayDatabase()
+    const target = path.join(folder(), 'copy.db')
+    writeFileSync(target, 'not ours')
+    await expect(snapshotDatabase({ sourceFile: database.file, targetFile: target })).rejects.toThrow(/already exists/)
+    expect(readFileSync(target, 'utf8')).toBe('not ours')
+  })
+
+  it('removes the copy when aborted', async () => {
+    const database = await relayDatabase(20 * 1024 * 1024)
+    const dir = folder()
+    const controller = new AbortController()
+    const snapshot = snapshotDatabase({
+      sourceFile: database.file,
+      targetFile: path.join(dir, 'copy.db'),
+      signal: controller.signal,
+    })
+    setTimeout(() => controller.abort(new Error('stopped by the test')), 20)
+    await expect(snapshot).rejects.toThrow('stopped by the test')
+    expect(readdirSync(dir)).toEqual([])
+  })
+
+  it('refuses a damaged database and leaves no copy', async () => {
+    const database = await relayDatabase(2 * 1024 * 1024)
+    await database.close()
+    // Overwrite a stretch of b-tree pages in the middle of the file.
+    const bytes = readFileSync(database.file)
+    bytes.fill(0x5a, Math.floor(bytes.length / 2), Math.floor(bytes.length / 2) + 8192)
+    const damaged = path.join(folder(), 'damaged.db')
+    writeFileSync(damaged, bytes)
+    const dir = folder()
+    await expect(snapshotDatabase({ sourceFile: damaged, targetFile: path.join(dir, 'copy.db') })).rejects.toThrow(
+      /malformed|integrity/,
+    )
+    expect(readdirSync(dir)).toEqual([])
+  })
+
+  it('reports what the integrity check finds in a damaged file', async () => {
+    const database = await relayDatabase(2 * 1024 * 1024)
+    await database.close()
+    const bytes = readFileSync(database.file)
+    // Page 2 onwards hold the schema's tables; a zeroed page breaks the b-tree without hiding the file header.
+    bytes.fill(0, 4096 * 3, 4096 * 4)
+    const damaged = path.join(folder(), 'damaged.db')
+    writeFileSync(damaged, bytes)
+    const check = runSqliteWorker({ kind: 'check', targetFile: damaged })
+    await expect(check.checked).rejects.toThrow(/integrity check|malformed/)
+    await check.exited
+    expect(existsSync(damaged)).toBe(true)
+  })
+})

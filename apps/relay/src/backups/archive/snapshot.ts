@@ -1,0 +1,108 @@
+import { existsSync } from 'node:fs'
+import { rm, stat } from 'node:fs/promises'
+import { runSqliteWorker } from './sqlite-worker.js'
+
+export type SnapshotOptions = {
+  /** The live database; other connections may go on writing to it. */
+  sourceFile: string
+  /** Where the copy goes; must not exist yet. */
+  targetFile: string
+  /** Whether the copy is synced to disk before it counts as written (default true). */
+  durable?: boolean
+  signal?: AbortSignal
+}
+
+/** A snapshot under way: the copy is readable once `copied` resolves, and trustworthy once `checked` does. */
+export type RunningSnapshot = {
+  /** Resolves with the size of the copy in bytes. */
+  copied: Promise<number>
+  checked: Promise<void>
+  /** Stops the worker and removes the copy; for a caller that gives up. */
+  discard(): Promise<void>
+}
+
+/**
+ * A consistent copy of a live SQLite database, made on a connection of its own in a worker thread
+ * (VACUUM INTO: one read transaction, so every row committed before the snapshot began is in it, and
+ * writers are never blocked in WAL mode), then checked with `PRAGMA integrity_check`. The event loop
+ * only waits. On failure or abort the copy is removed and the error thrown.
+ */
+export async function snapshotDatabase(options: SnapshotOptions): Promise<{ file: string; size: number }> {
+  const snapshot = startSnapshot(options)
+  const size = await snapshot.copied
+  await snapshot.checked
+  return { file: options.targetFile, size }
+}
+
+/**
+ * Like `snapshotDatabase`, but hands the copy over as soon as it is written so a reader can start while
+ * the integrity check runs; the copy must not be used for anything lasting until `checked` resolves.
+ */
+export function startSnapshot({ sourceFile, targetFile, durable = true, signal }: SnapshotOptions): RunningSnapshot {
+  // Refused before anything starts: the clean-up below must never remove a file that was not ours.
+  if (existsSync(targetFile)) {
+    return refused(new Error(`The snapshot target ${targetFile} already exists`))
+  }
+  if (signal?.aborted) {
+    return refused(signal.reason)
+  }
+  const worker = runSqliteWorker({ kind: 'snapshot', sourceFile, targetFile, durable })
+  let discarding: Promise<void> | undefined
+  const discard = () => {
+    discarding ??= (async () => {
+      await worker.stop()
+      await removeDatabaseFile(targetFile)
+    })()
+    return discarding
+  }
+
+  // Each stage fails on the first of: the worker's error, an abort. Either way the copy is gone first.
+  const guarded = async <T>(stage: Promise<T>): Promise<T> => {
+    try {
+      return await untilAborted(stage, signal)
+    } catch (err) {
+      await discard()
+      throw err
+    }
+  }
+  const copied = guarded(worker.copied.then(() => stat(targetFile).then((info) => info.size)))
+  const checked = guarded(copied.then(() => worker.checked))
+  copied.catch(() => {})
+  checked.catch(() => {})
+  return { copied, checked, discard }
+}
+
+function refused(reason: unknown): RunningSnapshot {
+  const failed = Promise.reject(reason)
+  failed.catch(() => {})
+  return { copied: failed, checked: failed, discard: async () => {} }
+}
+
+/** A database file and whatever SQLite keeps beside it. */
+export async function removeDatabaseFile(file: string): Promise<void> {
+  await Promise.all(['', '-journal', '-wal', '-shm'].map((suffix) => rm(`${file}${suffix}`, { force: true })))
+}
+
+/** `promise`, or a rejection with the abort reason as soon as `signal` aborts. */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) {
+    return promise
+  }
+  if (signal.aborted) {
+    return Promise.reject(signal.reason)
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(err)
+      },
+    )
+  })
+}

@@ -1,0 +1,447 @@
+import { createHash } from 'node:crypto'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import type { BackupOperation, BackupRecord } from '@relay/contracts'
+import { createTestClock, defined, type TestClock } from '@relay/testkit'
+import SQLite from 'better-sqlite3'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { TestCloud } from '../../../cloud/test/cloud-server.js'
+import { addCloudUser, createShiftedClock, signInThroughCloud, startCloud, startLinkedRelay } from '../../test/cloud.js'
+import { startFaultProxy } from '../../test/fault-proxy.js'
+import type { RelayApp } from '../app.js'
+
+const json = { 'content-type': 'application/json' }
+
+async function signedInRelay(cloud: TestCloud, options: { licensed?: boolean; clock?: TestClock } = {}) {
+  const user = await addCloudUser(cloud, { licensed: options.licensed })
+  const relay = await startLinkedRelay(cloud, { clock: options.clock })
+  await signInThroughCloud(cloud, relay.url, user.email)
+  return { user, ...relay }
+}
+
+async function waitForOperation(app: RelayApp, id: string): Promise<BackupOperation> {
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    const res = await app.inject({ url: `/api/cloud-backups/operations/${id}` })
+    expect(res.statusCode).toBe(200)
+    const operation = res.json() as BackupOperation
+    if (operation.stage === 'done' || operation.stage === 'failed') {
+      return operation
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`operation ${id} still ${operation.stage}`)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+async function backUp(app: RelayApp): Promise<BackupOperation> {
+  const res = await app.inject({ method: 'POST', url: '/api/cloud-backups/create' })
+  expect(res.statusCode, res.body).toBe(202)
+  return waitForOperation(app, res.json().operationId)
+}
+
+async function listBackups(app: RelayApp): Promise<BackupRecord[]> {
+  const res = await app.inject({ url: '/api/cloud-backups/list' })
+  expect(res.statusCode, res.body).toBe(200)
+  return res.json().backups
+}
+
+async function saveSettings(app: RelayApp, change: object) {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/cloud-backups/settings',
+    headers: json,
+    payload: JSON.stringify(change),
+  })
+  expect(res.statusCode, res.body).toBe(200)
+  return res.json().settings
+}
+
+function tempFiles(dataDir: string): string[] {
+  const folder = path.join(dataDir, 'tmp')
+  return existsSync(folder) ? readdirSync(folder) : []
+}
+
+async function notificationTitles(app: RelayApp, category = 'cloud'): Promise<string[]> {
+  const res = await app.inject({ url: `/api/notifications/history?category=${category}` })
+  return res.json().notifications.map((n: { title: string }) => n.title)
+}
+
+async function addCollector(app: RelayApp, name: string) {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/collectors',
+    headers: json,
+    payload: JSON.stringify({ name, collectorType: 'Virtual', pollRateMs: 60_000, settings: { sensorCount: 2 } }),
+  })
+  expect(res.statusCode, res.body).toBe(201)
+  return res.json()
+}
+
+async function collectorNames(app: RelayApp): Promise<string[]> {
+  return (await app.inject({ url: '/api/collectors' })).json().map((c: { name: string }) => c.name)
+}
+
+describe('relay cloud backups against the real cloud and its object store', () => {
+  const cloudClock = createShiftedClock()
+  let cloud: TestCloud
+
+  beforeAll(async () => {
+    cloud = await startCloud(cloudClock)
+  })
+
+  afterAll(async () => {
+    await cloud?.close()
+  })
+
+  it('backs up on demand: snapshot, pack, upload, confirm, with progress and a notification', async () => {
+    const relay = await signedInRelay(cloud)
+    await addCollector(relay.app, 'boiler room')
+    const operation = await backUp(relay.app)
+    expect(operation).toMatchObject({ kind: 'backup', trigger: 'manual', stage: 'done', error: null })
+    expect(operation.filename).toMatch(/^relay-backup-\d{8}T\d{6}Z\.zip$/)
+    const [record, ...rest] = await listBackups(relay.app)
+    expect(rest).toEqual([])
+    expect(record).toMatchObject({ id: operation.backupId, status: 'completed', filename: operation.filename })
+    const status = (await relay.app.inject({ url: '/api/cloud-backups/status' })).json()
+    expect(status.settings.lastBackup).toEqual(expect.any(String))
+    expect(status.lastBackup.id).toBe(operation.backupId)
+    expect(await notificationTitles(relay.app)).toEqual(['Backup complete'])
+    expect(tempFiles(relay.dataDir)).toEqual([])
+
+    // The relay streams the object back; it is the file the cloud recorded.
+    const download = await relay.app.inject({ url: `/api/cloud-backups/${defined(record).id}/download` })
+    expect(download.statusCode).toBe(200)
+    expect(download.headers['content-disposition']).toBe(`attachment; filename="${operation.filename}"`)
+    expect(createHash('sha256').update(download.rawPayload).digest('hex')).toBe(record?.sha256)
+    // Keys are not in a backup unless the settings include them: the archive holds only ciphertext.
+    expect(download.rawPayload.includes(Buffer.from('keys/secrets.key'))).toBe(false)
+    expect(download.rawPayload.includes(Buffer.from('identity.json'))).toBe(true)
+  })
+
+  it('runs one backup at a time and answers a second request with 409', async () => {
+    const relay = await signedInRelay(cloud)
+    const first = await relay.app.inject({ method: 'POST', url: '/api/cloud-backups/create' })
+    expect(first.statusCode).toBe(202)
+    const second = await relay.app.inject({ method: 'POST', url: '/api/cloud-backups/create' })
+    expect(second.statusCode).toBe(409)
+    expect(second.json()).toMatchObject({ code: 'CONFLICT', error: expect.stringMatching(/already running/) })
+    expect((await waitForOperation(relay.app, first.json().operationId)).stage).toBe('done')
+  })
+
+  it('refuses a manual backup without a cloud session (401) or a license (403), leaving nothing behind', async () => {
+    const unsigned = await startLinkedRelay(cloud)
+    const res = await unsigned.app.inject({ method: 'POST', url: '/api/cloud-backups/create' })
+    expect(res.statusCode).toBe(401)
+    expect(res.json()).toEqual({
+      success: false,
+      code: 'CLOUD_NOT_AUTHENTICATED',
+      error: 'Backend is not authenticated with the cloud',
+    })
+    expect((await unsigned.app.inject({ url: '/api/cloud-backups/status' })).statusCode).toBe(401)
+
+    const unlicensed = await signedInRelay(cloud, { licensed: false })
+    const refused = await unlicensed.app.inject({ method: 'POST', url: '/api/cloud-backups/create' })
+    expect(refused.statusCode).toBe(403)
+    expect(refused.json()).toMatchObject({
+      code: 'LICENSE_REQUIRED',
+      error: 'Cloud backups require a valid Pro license',
+    })
+    expect(tempFiles(unlicensed.dataDir)).toEqual([])
+    expect(await notificationTitles(unlicensed.app)).toEqual([])
+  })
+
+  it('skips scheduled cycles for each reason, logging each reason once', async () => {
+    const clock = createTestClock(new Date())
+    const unsigned = await startLinkedRelay(cloud, { clock })
+    const backups = unsigned.app.services.backups
+    expect(await backups.runScheduledCycle()).toBe('skipped')
+    expect(await backups.runScheduledCycle()).toBe('skipped')
+    const skipLines = (logs: string[], reason: string) =>
+      logs.filter((line) => line.includes('scheduled backup skipped') && line.includes(`"reason":"${reason}"`))
+    expect(skipLines(unsigned.logs, 'no-session')).toHaveLength(1)
+
+    const unlicensed = await signedInRelay(cloud, { licensed: false, clock })
+    expect(await unlicensed.app.services.backups.runScheduledCycle()).toBe('skipped')
+    expect(await unlicensed.app.services.backups.runScheduledCycle()).toBe('skipped')
+    expect(skipLines(unlicensed.logs, 'no-license')).toHaveLength(1)
+
+    const disabled = await signedInRelay(cloud, { clock })
+    expect(await disabled.app.services.backups.runScheduledCycle()).toBe('skipped')
+    expect(await disabled.app.services.backups.runScheduledCycle()).toBe('skipped')
+    expect(skipLines(disabled.logs, 'disabled')).toHaveLength(1)
+    for (const relay of [unsigned, unlicensed, disabled]) {
+      expect(await listBackupsOrNone(relay.app)).toEqual([])
+      expect(tempFiles(relay.dataDir)).toEqual([])
+      expect(await notificationTitles(relay.app)).toEqual([])
+    }
+  })
+
+  it('backs up when due: at once without a last backup, then at each frequency boundary', async () => {
+    const clock = createTestClock(new Date())
+    const relay = await signedInRelay(cloud, { clock })
+    const backups = relay.app.services.backups
+    await saveSettings(relay.app, { enabled: true, frequency: 'daily' })
+    expect(await backups.runScheduledCycle()).toBe('ran')
+    const [first] = await listBackups(relay.app)
+    expect(first).toMatchObject({ status: 'completed' })
+
+    for (const [frequency, days] of [
+      ['daily', 1],
+      ['weekly', 7],
+      ['monthly', 30],
+    ] as const) {
+      const settings = await saveSettings(relay.app, { frequency })
+      const last = new Date(defined(settings.lastBackup)).getTime()
+      clock.set(new Date(last + days * 24 * 60 * 60 * 1000 - 1))
+      expect(await backups.runScheduledCycle(), `${frequency} a moment early`).toBe('skipped')
+      clock.set(new Date(last + days * 24 * 60 * 60 * 1000))
+      expect(await backups.runScheduledCycle(), `${frequency} on the boundary`).toBe('ran')
+    }
+    const all = await listBackups(relay.app)
+    expect(all.map((backup) => backup.status)).toEqual(['completed', 'completed', 'completed', 'completed'])
+    expect(relay.logs.filter((line) => line.includes('"trigger":"scheduled"'))).toHaveLength(4)
+  })
+
+  it('fails a backup over quota with a notification and no temp file', async () => {
+    const relay = await signedInRelay(cloud)
+    const now = new Date()
+    await cloud.database.db
+      .insertInto('backups')
+      .values(
+        Array.from({ length: 500 }, (_, i) => ({
+          id: crypto.randomUUID(),
+          user_id: relay.user.id,
+          backend_id: 'elsewhere',
+          filename: `old-${i}.zip`,
+          s3_key: `backups/${relay.user.id}/elsewhere/old-${i}-${crypto.randomUUID()}.zip`,
+          uncompressed_size: 10,
+          compressed_size: 10,
+          sha256: null,
+          status: 'completed',
+          created_at: now,
+          expires_at: null,
+        })),
+      )
+      .execute()
+    const operation = await backUp(relay.app)
+    expect(operation).toMatchObject({
+      stage: 'failed',
+      error: 'Maximum of 500 backups reached; delete old backups first',
+    })
+    expect(await notificationTitles(relay.app)).toEqual(['Backup failed'])
+    expect(tempFiles(relay.dataDir)).toEqual([])
+  })
+
+  it('restores a backup: the data comes back, a safety copy stays, the sign-ins are kept', async () => {
+    const relay = await signedInRelay(cloud)
+    await addCollector(relay.app, 'boiler room')
+    const backup = await backUp(relay.app)
+    await addCollector(relay.app, 'made after the backup')
+    expect(await collectorNames(relay.app)).toHaveLength(2)
+
+    const res = await relay.app.inject({
+      method: 'POST',
+      url: `/api/cloud-backups/${backup.backupId}/restore`,
+      headers: json,
+      payload: '{}',
+    })
+    expect(res.statusCode, res.body).toBe(202)
+    const restore = await waitForOperation(relay.app, res.json().operationId)
+    expect(restore).toMatchObject({ kind: 'restore', stage: 'done', error: null, backupId: backup.backupId })
+    expect(await collectorNames(relay.app)).toEqual(['boiler room'])
+    expect(readdirSync(path.join(relay.dataDir, 'pre-restore'))).toHaveLength(1)
+    const status = (await relay.app.inject({ url: '/api/unified-auth/status' })).json()
+    expect(status).toMatchObject({ backendAuthenticated: true, cloud: { userId: relay.user.id } })
+    expect(tempFiles(relay.dataDir)).toEqual([])
+    // The relay goes on working on the restored file.
+    await addCollector(relay.app, 'after the restore')
+    expect(await collectorNames(relay.app)).toHaveLength(2)
+  })
+
+  it('refuses to restore a tampered archive and leaves the database untouched', async () => {
+    const relay = await signedInRelay(cloud)
+    await addCollector(relay.app, 'original')
+    const backup = await backUp(relay.app)
+    await addCollector(relay.app, 'kept')
+    // Somebody changes the stored object: one flipped byte in the middle.
+    const objects = path.join(cloud.database.dataDir, 'objects')
+    const record = defined((await listBackups(relay.app))[0])
+    const stored = findObjectFile(objects, record.compressedSize)
+    const bytes = readFileSync(stored)
+    const middle = Math.floor(bytes.length / 2)
+    bytes.writeUInt8(bytes.readUInt8(middle) ^ 0xff, middle)
+    writeFileSync(stored, bytes)
+
+    const res = await relay.app.inject({
+      method: 'POST',
+      url: `/api/cloud-backups/${backup.backupId}/restore`,
+      headers: json,
+      payload: '{}',
+    })
+    const restore = await waitForOperation(relay.app, res.json().operationId)
+    expect(restore.stage).toBe('failed')
+    expect(restore.error).toMatch(/checksum/)
+    expect(await collectorNames(relay.app)).toEqual(['original', 'kept'])
+    expect(existsSync(path.join(relay.dataDir, 'pre-restore'))).toBe(false)
+    expect(tempFiles(relay.dataDir)).toEqual([])
+    expect(await notificationTitles(relay.app)).toContain('Restore failed')
+  })
+
+  it('answers bad input with clear 4xx errors and changes nothing', async () => {
+    const relay = await signedInRelay(cloud)
+    // Before a first save the cloud reports its defaults, stamped with the time of the read.
+    const settingsNow = async () => {
+      const { updatedAt: _at, ...settings } = (await relay.app.inject({ url: '/api/cloud-backups/status' })).json()
+        .settings
+      return settings
+    }
+    const before = await settingsNow()
+    const bad: Array<[string, string, string | undefined]> = [
+      ['POST', '/api/cloud-backups/settings', '{"enabled": tru'],
+      ['POST', '/api/cloud-backups/settings', '{"enabled": "yes"}'],
+      ['POST', '/api/cloud-backups/settings', '{"retentionDays": 366}'],
+      ['POST', '/api/cloud-backups/settings', '{"frequency": "hourly"}'],
+      ['POST', '/api/cloud-backups/settings', '{}'],
+      ['POST', '/api/cloud-backups/settings', '{"lastBackup": "2026-01-01T00:00:00Z"}'],
+      ['GET', '/api/cloud-backups/list?limit=101', undefined],
+      ['GET', '/api/cloud-backups/list?limit=abc', undefined],
+      ['GET', '/api/cloud-backups/not-a-uuid/download', undefined],
+      ['DELETE', '/api/cloud-backups/not-a-uuid', undefined],
+      ['POST', '/api/cloud-backups/2b0d8d52-7e4e-4d6e-9b7f-3f1f0f3e9a11/restore', '{"includeKeys": "no"}'],
+      ['POST', '/api/cloud-backups/2b0d8d52-7e4e-4d6e-9b7f-3f1f0f3e9a11/restore', '{"wipe": true}'],
+    ]
+    for (const [method, url, payload] of bad) {
+      const res = await relay.app.inject({
+        method: method as 'GET',
+        url,
+        headers: payload === undefined ? {} : json,
+        payload,
+      })
+      expect(res.statusCode, `${method} ${url} ${payload}`).toBe(400)
+      expect(res.json()).toMatchObject({ success: false, code: 'INVALID_REQUEST' })
+    }
+    const unknown = '2b0d8d52-7e4e-4d6e-9b7f-3f1f0f3e9a11'
+    for (const [method, url] of [
+      ['GET', `/api/cloud-backups/${unknown}/download`],
+      ['DELETE', `/api/cloud-backups/${unknown}`],
+      ['GET', '/api/cloud-backups/operations/nope'],
+    ] as const) {
+      const res = await relay.app.inject({ method, url })
+      expect(res.statusCode, url).toBe(404)
+      expect(res.json()).toMatchObject({ success: false, code: 'NOT_FOUND' })
+    }
+    const restore = await relay.app.inject({
+      method: 'POST',
+      url: `/api/cloud-backups/${unknown}/restore`,
+      headers: json,
+      payload: '{}',
+    })
+    expect((await waitForOperation(relay.app, restore.json().operationId)).error).toMatch(/no such backup/i)
+    expect(await settingsNow()).toEqual(before)
+  })
+
+  it('takes a consistent backup while another connection writes, and restores every row committed before it', async () => {
+    const relay = await signedInRelay(cloud)
+    const writer = new SQLite(path.join(relay.dataDir, 'relay.db'))
+    writer.pragma('busy_timeout = 5000')
+    writer.exec('create table readings (id integer primary key, value real not null)')
+    const insert = writer.prepare('insert into readings (value) values (?)')
+    for (let i = 0; i < 5000; i++) {
+      insert.run(Math.random())
+    }
+    const committedBefore = 5000
+    let writes = 0
+    const timer = setInterval(() => {
+      for (let i = 0; i < 50; i++) {
+        insert.run(Math.random())
+        writes++
+      }
+    }, 1)
+    const backup = await backUp(relay.app)
+    clearInterval(timer)
+    writer.close()
+    expect(backup.stage).toBe('done')
+    expect(writes).toBeGreaterThan(0)
+
+    const res = await relay.app.inject({
+      method: 'POST',
+      url: `/api/cloud-backups/${backup.backupId}/restore`,
+      headers: json,
+      payload: '{}',
+    })
+    expect((await waitForOperation(relay.app, res.json().operationId)).stage).toBe('done')
+    const check = new SQLite(path.join(relay.dataDir, 'relay.db'), { readonly: true })
+    expect(check.pragma('integrity_check', { simple: true })).toBe('ok')
+    const restored = (check.prepare('select count(*) as n from readings').get() as { n: number }).n
+    check.close()
+    expect(restored).toBeGreaterThanOrEqual(committedBefore)
+    expect(restored).toBeLessThanOrEqual(committedBefore + writes)
+  })
+})
+
+describe('relay cloud backups when the object store misbehaves', () => {
+  let cloud: TestCloud
+  let proxy: Awaited<ReturnType<typeof startFaultProxy>>
+
+  beforeAll(async () => {
+    proxy = await startFaultProxy()
+    cloud = await startCloud(createShiftedClock(), { CLOUD_PUBLIC_URL: proxy.url })
+    proxy.forwardTo(cloud.url)
+  })
+
+  afterAll(async () => {
+    await cloud?.close()
+    await proxy?.close()
+  })
+
+  async function relayBehindProxy() {
+    const user = await addCloudUser(cloud)
+    const relay = await startLinkedRelay(cloud, { env: { CLOUD_URL: proxy.url } })
+    await signInThroughCloud(cloud, relay.url, user.email, { cloudUrl: proxy.url })
+    return relay
+  }
+
+  it('fails when the store refuses the upload: no false success, a notification, no temp file', async () => {
+    const relay = await relayBehindProxy()
+    proxy.inject((req) => (req.method === 'PUT' && req.url?.startsWith('/s3/') ? 'refuse' : undefined))
+    const operation = await backUp(relay.app)
+    proxy.inject(() => undefined)
+    expect(operation).toMatchObject({
+      stage: 'failed',
+      error: 'The object store refused the upload (403 AccessDenied)',
+    })
+    expect((await listBackups(relay.app)).map((backup) => backup.status)).toEqual(['pending'])
+    expect(await notificationTitles(relay.app)).toEqual(['Backup failed'])
+    expect(tempFiles(relay.dataDir)).toEqual([])
+  })
+
+  it('fails when the cloud cannot confirm the upload (409): the backup is marked failed, never reported done', async () => {
+    const relay = await relayBehindProxy()
+    proxy.inject((req) => (req.method === 'PUT' && req.url?.startsWith('/s3/') ? 'swallow' : undefined))
+    const operation = await backUp(relay.app)
+    proxy.inject(() => undefined)
+    expect(operation.stage).toBe('failed')
+    expect(operation.error).toMatch(/^Upload not accepted: no uploaded file/)
+    expect((await listBackups(relay.app)).map((backup) => backup.status)).toEqual(['failed'])
+    expect(await notificationTitles(relay.app)).toEqual(['Backup failed'])
+    expect(tempFiles(relay.dataDir)).toEqual([])
+  })
+})
+
+async function listBackupsOrNone(app: RelayApp): Promise<BackupRecord[]> {
+  const res = await app.inject({ url: '/api/cloud-backups/list' })
+  return res.statusCode === 200 ? res.json().backups : []
+}
+
+/** The embedded store's file holding an object of `size` bytes. */
+function findObjectFile(folder: string, size: number): string {
+  for (const entry of readdirSync(folder, { recursive: true, withFileTypes: true })) {
+    const file = path.join(entry.parentPath, entry.name)
+    if (entry.isFile() && readFileSync(file).length === size) {
+      return file
+    }
+  }
+  throw new Error(`no stored object of ${size} bytes under ${folder}`)
+}

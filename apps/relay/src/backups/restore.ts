@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto'
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import path from 'node:path'
+import { AppError, type BackupOperation, type RestoreBody } from '@relay/contracts'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Selectable } from 'kysely'
+import type { RelayDatabase } from '../db/database.js'
+import type { CloudSessionsTable, FrontendSessionsTable } from '../db/schema.js'
+import { identityFile } from '../identity/identity.js'
+import { keysFolder, open, seal } from '../secrets/secret-box.js'
+import { extractBackupArchive, inspectBackupArchive, snapshotDatabase } from './archive/index.js'
+import type { CloudBackups } from './cloud-backups.js'
+import type { Operations } from './operations.js'
+import { downloadFile } from './transfer.js'
+
+export const frameEngineFolder = 'frame-engine'
+/** Copies of the database taken just before a restore replaced it, newest kept. */
+export const safetyCopiesFolder = 'pre-restore'
+const safetyCopiesKept = 3
+
+export type RestoreDeps = {
+  database: RelayDatabase
+  dataDir: string
+  tempDir: string
+  cloudBackups: CloudBackups
+  log: FastifyBaseLogger
+  /** The relay's secret key; restoring `keys/` changes it in place, so every holder sees the new one. */
+  secretKey: Buffer
+  /** Migrations this relay knows: a backup made by a newer relay is refused. */
+  knownSchemaVersions: readonly string[]
+  /** Stops what works on the database (pollers, senders) before it is replaced. */
+  beforeSwap(): Promise<void>
+  /** Brings the restored database to this relay's schema. */
+  migrate(): Promise<void>
+  /** Lets every feature reload what it keeps in memory, and resumes what `beforeSwap` stopped. */
+  reload(): Promise<void>
+  now(): Date
+}
+
+/** What belongs to this machine's present, not to the backup: who is signed in, here and at the cloud. */
+type Carried = { cloud: Selectable<CloudSessionsTable>[]; frontend: Selectable<FrontendSessionsTable>[] }
+
+/**
+ * Restores a cloud backup: download, verify (SHA-256, manifest, every entry, integrity_check), keep a
+ * safety copy, then swap the database and put the chosen components in place. Until the swap nothing
+ * on the relay changes, so a damaged or tampered archive leaves everything as it was.
+ */
+export async function restoreBackup(
+  deps: RestoreDeps,
+  operation: BackupOperation,
+  operations: Operations,
+  body: RestoreBody,
+): Promise<void> {
+  const { database, dataDir, tempDir, cloudBackups } = deps
+  const backupId = operation.backupId ?? ''
+  // The archive code's prefix, so the startup cleanup removes what an interrupted restore left.
+  const work = path.join(tempDir, `relay-backup-restore-${randomUUID()}`)
+  mkdirSync(work, { recursive: true })
+  try {
+    const grant = await cloudBackups.requestDownload(backupId)
+    operation.filename = grant.filename
+    operations.stage(operation, 'downloading', grant.compressedSize)
+    const archiveFile = path.join(work, 'backup.zip')
+    const arrived = await downloadFile(grant.downloadUrl, archiveFile, (done) => operations.progress(operation, done))
+    if (arrived.size !== grant.compressedSize || (grant.sha256 && arrived.sha256 !== grant.sha256)) {
+      throw new AppError('CONFLICT', 'The downloaded backup does not match the size and checksum the cloud recorded')
+    }
+
+    operations.stage(operation, 'verifying')
+    const manifest = await inspectBackupArchive(archiveFile, {
+      expectedSha256: grant.sha256 ?? undefined,
+      expectedSize: grant.compressedSize,
+    })
+    if (!deps.knownSchemaVersions.includes(manifest.schemaVersion)) {
+      throw new AppError(
+        'CONFLICT',
+        `The backup was made by a newer relay (schema ${manifest.schemaVersion}); update first`,
+      )
+    }
+    const staged = await extractBackupArchive(archiveFile, manifest, path.join(work, 'staged'))
+
+    operations.stage(operation, 'restoring')
+    const components = {
+      keys: (body.includeKeys ?? true) && existsSync(path.join(staged.root, keysFolder)),
+      identity: (body.includeIdentity ?? true) && existsSync(path.join(staged.root, identityFile)),
+      frameEngine: (body.includeFrameEngine ?? true) && existsSync(path.join(staged.root, frameEngineFolder)),
+    }
+    await keepSafetyCopy(deps)
+    const carried: Carried = {
+      cloud: await database.db.selectFrom('cloud_sessions').selectAll().execute(),
+      frontend: await database.db.selectFrom('frontend_sessions').selectAll().execute(),
+    }
+    const oldKey = Buffer.from(deps.secretKey)
+    await deps.beforeSwap()
+    try {
+      await database.replaceFile(staged.databaseFile)
+      await deps.migrate()
+      if (components.keys) {
+        replaceFolder(path.join(staged.root, keysFolder), path.join(dataDir, keysFolder))
+        deps.secretKey.set(readFileSync(path.join(dataDir, keysFolder, 'secrets.key')))
+      }
+      if (components.identity) {
+        // The backend id is read at start: a restored identity takes effect when the relay restarts.
+        renameSync(path.join(staged.root, identityFile), path.join(dataDir, identityFile))
+      }
+      if (components.frameEngine) {
+        replaceFolder(path.join(staged.root, frameEngineFolder), path.join(dataDir, frameEngineFolder))
+      }
+      await carryOver(deps, carried, oldKey)
+    } finally {
+      await deps.reload()
+    }
+    deps.log.info({ backupId, components }, 'backup restored')
+  } finally {
+    rmSync(work, { recursive: true, force: true })
+  }
+}
+
+/** The live database as it is now, beside the data, in case the restored one is not what the user wanted. */
+async function keepSafetyCopy({ database, dataDir, now }: RestoreDeps): Promise<void> {
+  const folder = path.join(dataDir, safetyCopiesFolder)
+  mkdirSync(folder, { recursive: true, mode: 0o700 })
+  const stamp = now()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')
+  await snapshotDatabase({ sourceFile: database.file, targetFile: path.join(folder, `relay-${stamp}.db`) })
+  const copies = readdirSync(folder)
+    .filter((name) => name.endsWith('.db'))
+    .sort()
+  for (const old of copies.slice(0, Math.max(0, copies.length - safetyCopiesKept))) {
+    rmSync(path.join(folder, old), { force: true })
+  }
+}
+
+/** Puts `from` in place of `to`: the old folder is moved aside first and removed once the new one is in. */
+function replaceFolder(from: string, to: string): void {
+  const aside = `${to}.old-${randomUUID()}`
+  if (existsSync(to)) {
+    renameSync(to, aside)
+  }
+  try {
+    cpSync(from, to, { recursive: true, preserveTimestamps: true })
+  } catch (err) {
+    rmSync(to, { recursive: true, force: true })
+    if (existsSync(aside)) {
+      renameSync(aside, to)
+    }
+    throw err
+  }
+  rmSync(aside, { recursive: true, force: true })
+}
+
+/**
+ * The restored database keeps the present sign-ins: the cloud session holds the only refresh token the
+ * cloud still accepts (an older one from the backup would be a reuse and end the session), and the
+ * browser that asked for the restore stays signed in. Sealed tokens follow a restored key.
+ */
+async function carryOver({ database, secretKey }: RestoreDeps, carried: Carried, oldKey: Buffer): Promise<void> {
+  const reseal = !oldKey.equals(secretKey)
+  await database.db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('cloud_sessions').execute()
+    for (const row of carried.cloud) {
+      const { id: _id, ...rest } = row
+      const sealed = reseal ? seal(secretKey, open(oldKey, row.encrypted_refresh_token)) : row.encrypted_refresh_token
+      await trx
+        .insertInto('cloud_sessions')
+        .values({ ...rest, encrypted_refresh_token: sealed })
+        .execute()
+    }
+    await trx.deleteFrom('frontend_sessions').execute()
+    if (carried.frontend.length > 0) {
+      await trx.insertInto('frontend_sessions').values(carried.frontend).execute()
+    }
+  })
+}

@@ -1,0 +1,126 @@
+import { type Static, Type } from 'typebox'
+import { BackupList, BackupSettings, BackupSettingsChange, BackupStatusReply, backupLimits } from './backups.js'
+import { ErrorBody } from './errors.js'
+
+/** What a backup or restore is doing now; `done` and `failed` are final. */
+export const operationStages = [
+  'queued',
+  'snapshot',
+  'packing',
+  'uploading',
+  'confirming',
+  'downloading',
+  'verifying',
+  'restoring',
+  'done',
+  'failed',
+] as const
+export type OperationStage = (typeof operationStages)[number]
+
+export const operationKinds = ['backup', 'restore'] as const
+export type OperationKind = (typeof operationKinds)[number]
+
+export const backupTriggers = ['manual', 'scheduled'] as const
+export type BackupTrigger = (typeof backupTriggers)[number]
+
+const Timestamp = Type.String({ format: 'date-time' })
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()])
+
+/** A backup or restore of this relay, as it runs: polled by the UI for progress. */
+export const BackupOperation = Type.Object({
+  id: Type.String(),
+  kind: Type.Enum(operationKinds),
+  trigger: Nullable(Type.Enum(backupTriggers)),
+  stage: Type.Enum(operationStages),
+  /** Bytes handled in the current stage, and its total when known (0 otherwise). */
+  bytesDone: Type.Integer({ minimum: 0 }),
+  bytesTotal: Type.Integer({ minimum: 0 }),
+  /** The cloud backup it made or restores. */
+  backupId: Nullable(Type.String()),
+  filename: Nullable(Type.String()),
+  error: Nullable(Type.String()),
+  startedAt: Timestamp,
+  finishedAt: Nullable(Timestamp),
+})
+export type BackupOperation = Static<typeof BackupOperation>
+
+export const OperationStarted = Type.Object({ success: Type.Literal(true), operationId: Type.String() })
+export type OperationStarted = Static<typeof OperationStarted>
+
+export const OperationList = Type.Object({ success: Type.Literal(true), operations: Type.Array(BackupOperation) })
+export type OperationList = Static<typeof OperationList>
+
+export const RelayBackupListQuery = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: backupLimits.listMax, default: 50 }),
+    /** Backups of every relay of the account, not only this one. */
+    allRelays: Type.Boolean({ default: false }),
+  },
+  { additionalProperties: false },
+)
+export type RelayBackupListQuery = Static<typeof RelayBackupListQuery>
+
+/** Which parts of a backup to restore; the database always is. Each defaults to what the archive holds. */
+export const RestoreBody = Type.Object(
+  {
+    includeKeys: Type.Optional(Type.Boolean()),
+    includeIdentity: Type.Optional(Type.Boolean()),
+    includeFrameEngine: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+)
+export type RestoreBody = Static<typeof RestoreBody>
+
+const BackupIdParams = Type.Object({ backupId: Type.String({ format: 'uuid' }) })
+const OperationIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) })
+const errors = {
+  400: ErrorBody,
+  401: ErrorBody,
+  403: ErrorBody,
+  404: ErrorBody,
+  409: ErrorBody,
+  429: ErrorBody,
+  503: ErrorBody,
+}
+
+const prefix = '/api/cloud-backups'
+
+/** The relay's cloud-backup endpoints: its own backups and restores, and proxies to the cloud with its token. */
+export const relayBackupRoutes = {
+  status: { method: 'GET', url: `${prefix}/status`, schema: { response: { 200: BackupStatusReply, ...errors } } },
+  settings: {
+    method: 'POST',
+    url: `${prefix}/settings`,
+    schema: {
+      body: BackupSettingsChange,
+      response: { 200: Type.Object({ success: Type.Literal(true), settings: BackupSettings }), ...errors },
+    },
+  },
+  list: {
+    method: 'GET',
+    url: `${prefix}/list`,
+    schema: { querystring: RelayBackupListQuery, response: { 200: BackupList, ...errors } },
+  },
+  create: { method: 'POST', url: `${prefix}/create`, schema: { response: { 202: OperationStarted, ...errors } } },
+  operations: { method: 'GET', url: `${prefix}/operations`, schema: { response: { 200: OperationList, ...errors } } },
+  operation: {
+    method: 'GET',
+    url: `${prefix}/operations/:id`,
+    schema: { params: OperationIdParams, response: { 200: BackupOperation, ...errors } },
+  },
+  download: {
+    method: 'GET',
+    url: `${prefix}/:backupId/download`,
+    schema: { params: BackupIdParams, response: { ...errors } },
+  },
+  restore: {
+    method: 'POST',
+    url: `${prefix}/:backupId/restore`,
+    schema: { params: BackupIdParams, body: RestoreBody, response: { 202: OperationStarted, ...errors } },
+  },
+  remove: {
+    method: 'DELETE',
+    url: `${prefix}/:backupId`,
+    schema: { params: BackupIdParams, response: { 200: Type.Object({ success: Type.Literal(true) }), ...errors } },
+  },
+} as const
