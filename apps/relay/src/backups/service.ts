@@ -1,5 +1,4 @@
 import { rmSync } from 'node:fs'
-import path from 'node:path'
 import {
   AppError,
   type BackupOperation,
@@ -14,7 +13,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { CloudConnectionService } from '../cloud-client/connection.js'
 import type { RelayDatabase } from '../db/database.js'
 import type { NotificationService } from '../notifications/service.js'
-import { createBackupArchive } from './archive/index.js'
+import { type BackupComponentFlags, createBackupArchive } from './archive/index.js'
 import { createCloudBackups } from './cloud-backups.js'
 import { createOperations } from './operations.js'
 import { type RestoreDeps, restoreBackup } from './restore.js'
@@ -72,7 +71,7 @@ export function createBackupService(deps: BackupServiceDeps) {
     }
   }
 
-  async function backup(operation: BackupOperation, components: BackupComponents): Promise<void> {
+  async function backup(operation: BackupOperation, components: BackupComponentFlags): Promise<void> {
     let file: string | undefined
     try {
       operations.stage(operation, 'snapshot')
@@ -243,15 +242,12 @@ export function createBackupService(deps: BackupServiceDeps) {
       cloudBackups.list({ limit: query.limit, backendId: query.allRelays ? undefined : backendId }),
     requestDownload: (backupId: string) => cloudBackups.requestDownload(backupId),
     remove: (backupId: string) => cloudBackups.remove(backupId),
-    tempPath: (name: string) => path.join(tempDir, name),
   }
 }
 
 export type BackupService = ReturnType<typeof createBackupService>
 
-type BackupComponents = { includeKeys: boolean; includeIdentity: boolean; includeFrameEngine: boolean }
-
-export function formatBytes(bytes: number): string {
+function formatBytes(bytes: number): string {
   if (bytes < 1024 * 1024) {
     return `${(bytes / 1024).toFixed(0)} kB`
   }

@@ -12,8 +12,8 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { RelayDB } from '../db/schema.js'
 import type { NotificationService } from '../notifications/service.js'
-import { type CloudApi, CloudTokenRejected, createCloudApi } from './cloud-api.js'
-import { type CloudOAuth, createCloudOAuth, describeCloudError, type PendingLogin } from './oauth.js'
+import { CloudTokenRejected, createCloudApi } from './cloud-api.js'
+import { createCloudOAuth, describeCloudError, type PendingLogin } from './oauth.js'
 import { createSessionStore } from './session-store.js'
 import { createTokenManager } from './token-manager.js'
 import { createUserCache } from './user-cache.js'
@@ -48,9 +48,6 @@ export type CloudConnectionDeps = {
   clock: Clock
   log: FastifyBaseLogger
   notifications: NotificationService
-  /** The cloud's OAuth endpoints and API; built from `cloudUrl` unless given. */
-  oauth?: CloudOAuth
-  api?: CloudApi
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url')
@@ -60,10 +57,9 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('base6
  * made with them, and the 2-minute caches of what the UI reads through the relay.
  */
 export function createCloudConnection(deps: CloudConnectionDeps) {
-  const { backendId, clock, notifications } = deps
-  const log = deps.log
-  const oauth = deps.oauth ?? createCloudOAuth({ cloudUrl: deps.cloudUrl, now: () => clock.now() })
-  const api = deps.api ?? createCloudApi({ cloudUrl: deps.cloudUrl })
+  const { cloudUrl, backendId, clock, log, notifications } = deps
+  const oauth = createCloudOAuth({ cloudUrl, now: () => clock.now() })
+  const api = createCloudApi({ cloudUrl })
   const store = createSessionStore({ db: deps.db, key: deps.secretKey, backendId })
   const cacheOptions = { ttlMs: authTimings.userInfoCache, clock }
   const userInfoCache = createUserCache<UserInfo>(cacheOptions)
