@@ -5,11 +5,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startTestCloud, type TestCloud } from '../../cloud/test/cloud-server.js'
 // The cloud's global setup (run for this project too) declares what it provides to the tests.
 import type {} from '../../cloud/test/global-setup.js'
+import { password, signInAtCloud } from './cloud-sign-in'
 import { type RelayUnderTest, startRelay } from './relay-under-test'
 
 const chromium = requirement('Chromium', chromiumProblem())
-
-const password = 'correct horse battery staple'
 
 describe.skipIf(!chromium.available)('sign-in in Chromium', () => {
   let browser: Browser
@@ -48,14 +47,6 @@ describe.skipIf(!chromium.available)('sign-in in Chromium', () => {
     return id
   }
 
-  /** Fills in the cloud's own sign-in page, which the relay sent the browser to. */
-  async function signInAtCloud(page: Page, email: string) {
-    await page.waitForURL((url) => url.origin === cloud.url && url.pathname.startsWith('/interaction/'))
-    await page.getByLabel('Email').fill(email)
-    await page.getByLabel('Password').fill(password)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-  }
-
   function backOnRelay(page: Page, pathname: string) {
     return page.waitForURL((url) => url.origin === relay?.baseUrl && url.pathname === pathname)
   }
@@ -88,7 +79,7 @@ describe.skipIf(!chromium.available)('sign-in in Chromium', () => {
       expect(await page.getByTestId('account-mode').textContent()).toBe('No sign-in')
 
       await page.getByRole('button', { name: 'Connect to cloud' }).click()
-      await signInAtCloud(page, 'ada@example.com')
+      await signInAtCloud(page, cloud, 'ada@example.com')
       await backOnRelay(page, '/settings/account')
 
       const outcome = page.getByTestId('cloud-outcome')
@@ -179,7 +170,7 @@ describe.skipIf(!chromium.available)('sign-in in Chromium', () => {
       const page = await openPage()
       await page.goto(`${relay.baseUrl}/settings/account`)
       await page.getByRole('button', { name: 'Connect to cloud' }).click()
-      await signInAtCloud(page, 'alan@example.com')
+      await signInAtCloud(page, cloud, 'alan@example.com')
       await backOnRelay(page, '/settings/account')
       await expect.poll(() => connectionState(page)).toBe('connected')
 
@@ -312,7 +303,7 @@ describe.skipIf(!chromium.available)('sign-in in Chromium', () => {
       await page.getByRole('heading', { level: 1, name: 'Set up Relay' }).waitFor()
       await page.getByLabel('Cloud account').check()
       await page.getByRole('button', { name: 'Sign in with Relay Cloud' }).click()
-      await signInAtCloud(page, 'grace@example.com')
+      await signInAtCloud(page, cloud, 'grace@example.com')
       await backOnRelay(page, '/settings/account')
 
       await page.getByTestId('signed-in-user').waitFor()

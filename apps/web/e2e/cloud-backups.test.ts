@@ -8,11 +8,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startTestCloud, type TestCloud } from '../../cloud/test/cloud-server.js'
 // The cloud's global setup (run for this project too) declares what it provides to the tests.
 import type {} from '../../cloud/test/global-setup.js'
+import { password, signInAtCloud } from './cloud-sign-in'
 import { type RelayUnderTest, startRelay } from './relay-under-test'
 
 const chromium = requirement('Chromium', chromiumProblem())
-
-const password = 'correct horse battery staple'
 
 describe.skipIf(!chromium.available)('cloud backups page in Chromium', () => {
   let browser: Browser
@@ -54,13 +53,6 @@ describe.skipIf(!chromium.available)('cloud backups page in Chromium', () => {
     return { id, email }
   }
 
-  async function signInAtCloud(page: Page, email: string) {
-    await page.waitForURL((url) => url.origin === cloud.url && url.pathname.startsWith('/interaction/'))
-    await page.getByLabel('Email').fill(email)
-    await page.getByLabel('Password').fill(password)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-  }
-
   function backOnBackups(page: Page) {
     return page.waitForURL((url) => url.origin === relay?.baseUrl && url.pathname === '/backups')
   }
@@ -71,7 +63,7 @@ describe.skipIf(!chromium.available)('cloud backups page in Chromium', () => {
     const user = await cloudUser(options)
     const page = await openPage()
     await page.goto(`${relay.baseUrl}/api/unified-auth/cloud/login?returnTo=%2Fbackups`)
-    await signInAtCloud(page, user.email)
+    await signInAtCloud(page, cloud, user.email)
     await backOnBackups(page)
     return { relay, page, user }
   }
@@ -145,7 +137,7 @@ describe.skipIf(!chromium.available)('cloud backups page in Chromium', () => {
     expect(await page.getByRole('heading', { level: 1, name: 'Cloud backups' }).count()).toBe(1)
 
     await notConnected.getByRole('button', { name: 'Connect to cloud' }).click()
-    await signInAtCloud(page, user.email)
+    await signInAtCloud(page, cloud, user.email)
     await backOnBackups(page)
 
     const gate = page.getByTestId('backups-pro-gate')
