@@ -12,8 +12,6 @@ const hash = (token: string) => createHash('sha256').update(token).digest('base6
  */
 export function createFrontendSessions({ db, clock }: { db: Kysely<RelayDB>; clock: Clock }) {
   return {
-    lifetime: authTimings.frontendSession,
-
     /** Starts a session for `user`; returns the token for the cookie. */
     async create(user: SessionUser): Promise<string> {
       const now = clock.now()

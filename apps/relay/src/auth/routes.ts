@@ -1,7 +1,13 @@
-import { AppError, type CloudLoginOutcome, unifiedAuthRoutes as routes, sessionCookieName } from '@relay/contracts'
+import {
+  AppError,
+  authTimings,
+  type CloudLoginOutcome,
+  unifiedAuthRoutes as routes,
+  sessionCookieName,
+} from '@relay/contracts'
 import type { HttpServer } from '@relay/server-kit'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { CloudConnectionService } from '../cloud-client/connection.js'
+import { type CloudConnectionService, loginLifetime } from '../cloud-client/connection.js'
 import { cloudErrorSentence, describeCloudError } from '../cloud-client/oauth.js'
 import { isLoopbackHost } from './guard.js'
 import type { AuthService } from './service.js'
@@ -18,7 +24,7 @@ export async function authRoutes(app: HttpServer, { auth, cloud }: AuthRoutesOpt
       httpOnly: true,
       sameSite: 'lax',
       secure: request.protocol === 'https',
-      maxAge: 7 * 24 * 60 * 60,
+      maxAge: authTimings.frontendSession / 1000,
     })
 
   app.route({ ...routes.status, handler: (request) => auth.status(request.auth) })
@@ -95,7 +101,7 @@ export async function authRoutes(app: HttpServer, { auth, cloud }: AuthRoutesOpt
         httpOnly: true,
         sameSite: 'lax',
         secure: request.protocol === 'https',
-        maxAge: 15 * 60,
+        maxAge: loginLifetime / 1000,
       })
       return reply.redirect(started.url.href)
     },

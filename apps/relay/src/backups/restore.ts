@@ -9,11 +9,11 @@ import type { CloudSessionsTable, FrontendSessionsTable } from '../db/schema.js'
 import { identityFile } from '../identity/identity.js'
 import { keysFolder, open, seal } from '../secrets/secret-box.js'
 import { extractBackupArchive, inspectBackupArchive, snapshotDatabase } from './archive/index.js'
+import { frameEngineFolder } from './archive/manifest.js'
 import type { CloudBackups } from './cloud-backups.js'
 import type { Operations } from './operations.js'
 import { downloadFile } from './transfer.js'
 
-export const frameEngineFolder = 'frame-engine'
 /** Copies of the database taken just before a restore replaced it, newest kept. */
 export const safetyCopiesFolder = 'pre-restore'
 const safetyCopiesKept = 3

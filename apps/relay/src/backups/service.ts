@@ -201,22 +201,16 @@ export function createBackupService(deps: BackupServiceDeps) {
             body,
           )
           operations.finish(operation)
-          await notifications.create({
-            type: 'success',
-            category: 'cloud',
+          await notifications.notify('databaseBackupSuccess', {
             title: 'Backup restored',
             message: `The relay now runs on backup ${operation.filename ?? backupId}`,
-            expiresAt: new Date(clock.now().getTime() + 60 * 60 * 1000).toISOString(),
           })
         } catch (err) {
           operations.finish(operation, messageOf(err))
           log.error({ err, backupId }, 'restore failed; the relay still runs on its own database')
-          await notifications.create({
-            type: 'error',
-            category: 'cloud',
+          await notifications.notify('databaseBackupFailure', {
             title: 'Restore failed',
             message: `Nothing was changed: ${messageOf(err)}`,
-            expiresAt: new Date(clock.now().getTime() + 12 * 60 * 60 * 1000).toISOString(),
           })
         }
       })

@@ -19,7 +19,7 @@ import { createTokenManager } from './token-manager.js'
 import { createUserCache } from './user-cache.js'
 
 /** How long a started cloud sign-in may take before its callback is refused. */
-const loginLifetime = 15 * 60 * 1000
+export const loginLifetime = 15 * 60 * 1000
 const maxPendingLogins = 50
 
 export type LoginRequest = {

@@ -9,6 +9,7 @@ import {
 import { useIsMutating, useMutation, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, type ReactNode, useId, useState } from 'react'
 import { ApiError, api } from '../api'
+import { SwitchField } from '../ui/SwitchField'
 import styles from './BackupsPage.module.css'
 import { type Component, componentLabels, frequencyHints, frequencyLabels } from './labels'
 import { backupKeys } from './queries'
@@ -121,6 +122,7 @@ export function SettingsPanel({ settings }: { settings: BackupSettings }) {
       <form noValidate onSubmit={submit} className={styles.form}>
         <div className={styles.group}>
           <SwitchField
+            styles={styles}
             label="Back up automatically"
             checked={shown.enabled}
             onChange={(enabled) => change({ enabled })}
@@ -213,37 +215,6 @@ function ComponentField(props: {
     >
       {props.children}
     </CheckField>
-  )
-}
-
-function SwitchField(props: {
-  label: string
-  checked: boolean
-  onChange: (checked: boolean) => void
-  children: ReactNode
-}) {
-  const id = useId()
-  return (
-    <div className={styles.field}>
-      <input
-        id={id}
-        type="checkbox"
-        role="switch"
-        aria-checked={props.checked}
-        className={styles.switch}
-        checked={props.checked}
-        aria-describedby={`${id}-help`}
-        onChange={(event) => props.onChange(event.target.checked)}
-      />
-      <div className={styles.fieldText}>
-        <label htmlFor={id} className={styles.label}>
-          {props.label}
-        </label>
-        <p id={`${id}-help`} className={styles.help}>
-          {props.children}
-        </p>
-      </div>
-    </div>
   )
 }
 

@@ -9,6 +9,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, type ReactNode, useId, useState } from 'react'
 import { ApiError, api } from '../api'
 import { featureFlagsKey, useFeatureFlags } from '../feature-flags/use-feature-flags'
+import { SwitchField } from '../ui/SwitchField'
 import {
   type BooleanFlag,
   type Draft,
@@ -110,7 +111,8 @@ function NotificationSettings({ saved }: { saved: FeatureFlags }) {
 
   const isOff = !draft.notifications_enabled
   const switchProps = (flag: BooleanFlag) => ({
-    flag,
+    styles,
+    name: flag,
     checked: draft[flag],
     onChange: (checked: boolean) => edit(flag, checked),
   })
@@ -221,41 +223,6 @@ function statusText(isSaved: boolean, isDirty: boolean, changeCount: number, has
     return changeCount === 1 ? '1 unsaved change' : `${changeCount} unsaved changes`
   }
   return isSaved ? 'Saved. Notifications use the new settings now.' : ''
-}
-
-function SwitchField(props: {
-  flag: BooleanFlag
-  label: string
-  checked: boolean
-  disabled?: boolean
-  onChange: (checked: boolean) => void
-  children: ReactNode
-}) {
-  const id = useId()
-  return (
-    <div className={styles.field} data-disabled={props.disabled || undefined}>
-      <input
-        id={id}
-        type="checkbox"
-        role="switch"
-        aria-checked={props.checked}
-        className={styles.switch}
-        name={props.flag}
-        checked={props.checked}
-        disabled={props.disabled}
-        aria-describedby={`${id}-help`}
-        onChange={(event) => props.onChange(event.target.checked)}
-      />
-      <div className={styles.fieldText}>
-        <label htmlFor={id} className={styles.label}>
-          {props.label}
-        </label>
-        <p id={`${id}-help`} className={styles.help}>
-          {props.children}
-        </p>
-      </div>
-    </div>
-  )
 }
 
 function NumberField(props: {
