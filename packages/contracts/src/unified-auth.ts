@@ -96,8 +96,26 @@ export const ForceRefreshReply = Type.Object({
 })
 export type ForceRefreshReply = Static<typeof ForceRefreshReply>
 
-/** Where the browser goes after a cloud sign-in: a path of the relay's UI, never another site. */
-export const ReturnTo = Type.String({ maxLength: 512, pattern: '^/(?![/\\\\])' })
+const returnToPattern =
+  '^(?!.*//)(?!.*\\\\)(?!.*%(?:2[fF]|5[cC]|2[eE]))(?!.*/\\.{1,2}(?:[/?#]|$))/[^\\u0000-\\u0020\\u007f]*$'
+const returnToMaxLength = 512
+/**
+ * Where the browser goes after a cloud sign-in: a path of the relay's UI, never another site. No
+ * form a browser could read as another host passes: `//x`, `/\\x`, dot segments (`/.//x`),
+ * encoded slashes, backslashes and dots, control characters.
+ */
+export const ReturnTo = Type.String({ maxLength: returnToMaxLength, pattern: returnToPattern })
+const returnToRegExp = new RegExp(returnToPattern)
+const ownOrigin = 'http://relay.invalid'
+
+/** `value` when it is a path of this origin that `ReturnTo` accepts and a URL parser agrees with; null otherwise. */
+export function sameOriginPath(value: string): string | null {
+  if (value.length > returnToMaxLength || !returnToRegExp.test(value)) {
+    return null
+  }
+  const url = new URL(value, ownOrigin)
+  return url.origin === ownOrigin && url.pathname.startsWith('/') && !url.pathname.startsWith('//') ? value : null
+}
 
 export const CloudLoginQuery = Type.Object(
   {
@@ -188,14 +206,6 @@ export const unifiedAuthRoutes = {
     schema: { response: { 200: ForceRefreshReply, ...errors } },
   },
 } as const
-
-/** Paths any caller may reach in every mode: without them nobody could sign in. */
-export const publicApiPaths: readonly string[] = [
-  unifiedAuthRoutes.status.url,
-  unifiedAuthRoutes.localLogin.url,
-  unifiedAuthRoutes.cloudCallback.url,
-  '/api/health',
-]
 
 export const authModeLabels = {
   none: 'No sign-in',

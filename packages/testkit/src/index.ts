@@ -1,3 +1,4 @@
+export * from './attack.js'
 export * from './chromium.js'
 export * from './clock.js'
 export * from './http-browser.js'

@@ -1,15 +1,9 @@
-import {
-  AppError,
-  type AuthMode,
-  publicApiPaths,
-  type SessionUser,
-  sessionCookieName,
-  unifiedAuthRoutes,
-} from '@relay/contracts'
+import { AppError, type AuthMode, type SessionUser, sessionCookieName } from '@relay/contracts'
 import type { HttpServer } from '@relay/server-kit'
 import type { FastifyRequest } from 'fastify'
 import type { CloudConnectionService } from '../cloud-client/connection.js'
 import type { FrontendSessions } from './frontend-sessions.js'
+import { hostnameOf, isLoopbackHost } from './host.js'
 
 /** Who is calling: a frontend session's user, the cloud user of a bearer token, or nobody. */
 export type RequestAuth = { user: SessionUser | null; sessionToken: string | null }
@@ -20,10 +14,7 @@ declare module 'fastify' {
   }
 }
 
-const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1', '[::1]'])
 const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS'])
-
-export const isLoopbackHost = (host: string) => loopbackHosts.has(host.toLowerCase())
 
 export type GuardOptions = {
   mode(): AuthMode
@@ -33,34 +24,44 @@ export type GuardOptions = {
   loopbackOnly: boolean
 }
 
-const isApi = (path: string) => path === '/api' || path.startsWith('/api/')
+const anonymous: RequestAuth = { user: null, sessionToken: null }
 
 /**
- * Every /api request: refuses cross-site state changes, reads who is calling, and in local and
- * cloud modes refuses callers without a session, except on the few paths that let them sign in.
+ * Every request: refuses foreign Host names (DNS rebinding) and cross-site state changes and
+ * WebSocket upgrades, reads who is calling, and in local and cloud modes refuses callers without a
+ * session on every route its definition does not mark public. It decides on the route the router
+ * matched, never on the URL string, so no spelling of a path reaches a handler it should not.
  */
 export function addAuthGuard(app: HttpServer, { mode, sessions, cloud, loopbackOnly }: GuardOptions) {
   app.decorateRequest('auth', null as unknown as RequestAuth)
   app.addHook('onRequest', async (request) => {
-    const path = request.url.split('?')[0] ?? ''
-    if (!isApi(path)) {
-      return
-    }
-    if (loopbackOnly && !isLoopbackHost(request.hostname)) {
+    request.auth = anonymous
+    const hostname = hostnameOf(request.host ?? '')
+    if (hostname === null || (loopbackOnly && !isLoopbackHost(hostname))) {
       throw new AppError('FORBIDDEN', 'The relay answers only on its loopback address')
     }
-    if (!safeMethods.has(request.method) && isCrossSite(request)) {
+    const crossSite = isCrossSite(request)
+    if (crossSite && (!safeMethods.has(request.method) || isWebSocketUpgrade(request))) {
+      throw new AppError('FORBIDDEN', 'Cross-site request refused')
+    }
+    if (request.is404) {
+      // No route matched: the not-found handler answers, no handler runs.
+      return
+    }
+    const access = request.routeOptions.config.public
+    const current = mode()
+    if (access === true || (access === 'cloud-mode' && current === 'cloud')) {
+      request.auth = await authenticate(request)
+      return
+    }
+    // Private routes are read by the relay's own pages only: another site gets nothing, in every mode.
+    if (crossSite) {
       throw new AppError('FORBIDDEN', 'Cross-site request refused')
     }
     request.auth = await authenticate(request)
-    const current = mode()
-    if (current === 'none' || request.auth.user || publicApiPaths.includes(path)) {
-      return
+    if (current !== 'none' && request.auth.user === null) {
+      throw new AppError('UNAUTHORIZED', 'Sign in to use the relay')
     }
-    if (current === 'cloud' && path === unifiedAuthRoutes.cloudLogin.url) {
-      return
-    }
-    throw new AppError('UNAUTHORIZED', 'Sign in to use the relay')
   })
 
   async function authenticate(request: FastifyRequest): Promise<RequestAuth> {
@@ -81,13 +82,21 @@ export function addAuthGuard(app: HttpServer, { mode, sessions, cloud, loopbackO
         }
       }
     }
-    return { user: null, sessionToken: null }
+    return anonymous
   }
 }
 
-/** Browsers name the page that sent a request: a state change from another site is refused (CSRF). */
+function isWebSocketUpgrade(request: FastifyRequest): boolean {
+  return request.headers.upgrade?.toLowerCase() === 'websocket'
+}
+
+/**
+ * Browsers name the page that sent a request: a state change or a WebSocket from another site is
+ * refused (CSRF, cross-site WebSocket hijacking). Clients that are not browsers send neither header.
+ */
 function isCrossSite(request: FastifyRequest): boolean {
-  if (request.headers['sec-fetch-site'] === 'cross-site') {
+  const fetchSite = request.headers['sec-fetch-site']
+  if (fetchSite === 'cross-site' || fetchSite === 'same-site') {
     return true
   }
   const origin = request.headers.origin

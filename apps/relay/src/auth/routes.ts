@@ -3,13 +3,14 @@ import {
   authTimings,
   type CloudLoginOutcome,
   unifiedAuthRoutes as routes,
+  sameOriginPath,
   sessionCookieName,
 } from '@relay/contracts'
 import type { HttpServer } from '@relay/server-kit'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { type CloudConnectionService, loginLifetime } from '../cloud-client/connection.js'
 import { cloudErrorSentence, describeCloudError } from '../cloud-client/oauth.js'
-import { isLoopbackHost } from './guard.js'
+import { hostnameOf, isLoopbackHost } from './host.js'
 import type { AuthService } from './service.js'
 
 /** Binds a started cloud sign-in to the browser that started it; only the callback path gets it. */
@@ -27,7 +28,7 @@ export async function authRoutes(app: HttpServer, { auth, cloud }: AuthRoutesOpt
       maxAge: authTimings.frontendSession / 1000,
     })
 
-  app.route({ ...routes.status, handler: (request) => auth.status(request.auth) })
+  app.route({ ...routes.status, config: { public: true }, handler: (request) => auth.status(request.auth) })
 
   app.route({
     ...routes.setMode,
@@ -48,6 +49,7 @@ export async function authRoutes(app: HttpServer, { auth, cloud }: AuthRoutesOpt
 
   app.route({
     ...routes.localLogin,
+    config: { public: true },
     handler: async (request, reply) => {
       try {
         const { user, token } = await auth.loginLocal(request.body.username, request.body.password, request.ip)
@@ -74,11 +76,16 @@ export async function authRoutes(app: HttpServer, { auth, cloud }: AuthRoutesOpt
 
   app.route({
     ...routes.cloudLogin,
+    // In cloud mode this is how a signed-out browser signs in.
+    config: { public: 'cloud-mode' },
     handler: async (request, reply) => {
-      const returnTo = request.query.returnTo ?? '/settings/account'
+      const returnTo = sameOriginPath(request.query.returnTo ?? '/settings/account')
+      if (returnTo === null) {
+        throw new AppError('INVALID_REQUEST', 'returnTo must be a path of this relay, such as /settings/account')
+      }
       // The cloud accepts loopback redirects only (RFC 8252), on the host the browser already uses,
       // so the relay's cookies come back with the callback.
-      if (!isLoopbackHost(request.hostname)) {
+      if (!isLoopbackHost(hostnameOf(request.host) ?? '')) {
         throw new AppError('INVALID_REQUEST', 'Cloud sign-in works from the relay at 127.0.0.1 or localhost')
       }
       let started: Awaited<ReturnType<CloudConnectionService['startLogin']>>
@@ -109,6 +116,7 @@ export async function authRoutes(app: HttpServer, { auth, cloud }: AuthRoutesOpt
 
   app.route({
     ...routes.cloudCallback,
+    config: { public: true },
     handler: async (request, reply) => {
       const entry = cloud.takeLogin(request.cookies[loginCookieName], request.query.state)
       reply.clearCookie(loginCookieName, { path: routes.cloudCallback.url })
@@ -175,8 +183,9 @@ function wantsHtml(request: FastifyRequest): boolean {
   return (request.headers.accept ?? '').includes('text/html')
 }
 
+/** The page to return to with the outcome added; the UI's home when `returnTo` is not a path of the relay. */
 function withOutcome(returnTo: string, outcome: CloudLoginOutcome): string {
-  const url = new URL(returnTo, 'http://relay.invalid')
+  const url = new URL(sameOriginPath(returnTo) ?? '/', 'http://relay.invalid')
   url.searchParams.set('cloud', outcome)
   return `${url.pathname}${url.search}${url.hash}`
 }

@@ -9,6 +9,7 @@ export async function healthRoutes(app: HttpServer, { database, backendId, versi
     // Polled every few seconds by the UI and monitors: log only problems.
     logLevel: 'warn',
     ...getRelayHealth,
+    config: { public: true },
     handler: async (_request, reply) => {
       const db = await database.ping()
       return reply

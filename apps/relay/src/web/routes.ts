@@ -15,6 +15,14 @@ export async function serveWebUi(app: HttpServer, webDir: string) {
     app.log.warn({ webDir }, 'web UI not built; run `npm run build` to serve it')
     return
   }
+  // The UI's files are public: the sign-in screens are part of it. @fastify/static takes no route
+  // config, so the routes it adds while it registers are marked here, and no route after them.
+  let registering = true
+  app.addHook('onRoute', (route) => {
+    if (registering) {
+      route.config = { ...route.config, public: true }
+    }
+  })
   await app.register(fastifyStatic, {
     root: webDir,
     wildcard: true,
@@ -26,6 +34,7 @@ export async function serveWebUi(app: HttpServer, webDir: string) {
       res.setHeader('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache')
     },
   })
+  registering = false
 }
 
 /**
@@ -35,9 +44,8 @@ export async function serveWebUi(app: HttpServer, webDir: string) {
 export function spaFallback(webDir: string): NotFoundHandler {
   return (request, reply) => {
     const pathname = request.url.split('?')[0] ?? '/'
-    const isApi = pathname === apiPrefix || pathname.startsWith(`${apiPrefix}/`)
     const isPage = (request.method === 'GET' || request.method === 'HEAD') && !path.extname(pathname)
-    if (isApi || !isPage) {
+    if (!isPage || looksLikeApi(pathname)) {
       return routeNotFound(request, reply)
     }
     if (!reply.sendFile) {
@@ -45,4 +53,16 @@ export function spaFallback(webDir: string): NotFoundHandler {
     }
     return reply.header('cache-control', 'no-cache').sendFile('index.html', webDir)
   }
+}
+
+/** Any spelling of an /api path (encoded, dotted, doubled slashes, other case) is an API path. */
+function looksLikeApi(pathname: string): boolean {
+  let decoded: string
+  try {
+    decoded = decodeURIComponent(pathname)
+  } catch {
+    return true
+  }
+  const normal = new URL(decoded.replaceAll('\\', '/').replace(/\/{2,}/g, '/'), 'http://relay.invalid').pathname
+  return normal.toLowerCase() === apiPrefix || normal.toLowerCase().startsWith(`${apiPrefix}/`)
 }

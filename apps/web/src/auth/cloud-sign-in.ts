@@ -1,11 +1,8 @@
-import { type CloudLoginOutcome, type CloudLoginQuery, cloudLoginOutcomes, ReturnTo } from '@relay/contracts'
+import { type CloudLoginOutcome, type CloudLoginQuery, cloudLoginOutcomes, sameOriginPath } from '@relay/contracts'
 import { api } from '../api'
 
 /** The query parameter the relay adds to the page it returns to after a cloud sign-in. */
 export const outcomeParam = 'cloud'
-
-const returnToSchema = ReturnTo as unknown as { pattern: string; maxLength: number }
-const returnToPattern = new RegExp(returnToSchema.pattern)
 
 /**
  * Leaves the UI for the cloud's sign-in page. A full-page navigation, not fetch: the relay answers
@@ -21,10 +18,7 @@ export function currentReturnTo(): string {
   search.delete(outcomeParam)
   const query = search.toString()
   const path = query ? `${window.location.pathname}?${query}` : window.location.pathname
-  if (path.length <= returnToSchema.maxLength && returnToPattern.test(path)) {
-    return path
-  }
-  return returnToPattern.test(window.location.pathname) ? window.location.pathname : '/'
+  return sameOriginPath(path) ?? sameOriginPath(window.location.pathname) ?? '/'
 }
 
 export function isCloudLoginOutcome(value: string | null): value is CloudLoginOutcome {
