@@ -16,7 +16,7 @@ describe.each(databaseKinds)('cloud app on %s', (kind) => {
     // A probe route with a JSON body schema, to drive the app's own parsing and error handling.
     app.post(
       '/probe',
-      { schema: { body: Type.Object({ name: Type.String({ maxLength: 10 }) }) } },
+      { schema: { body: Type.Object({ name: Type.String({ maxLength: 10 }) }) }, config: { public: true } },
       async (request) => ({
         got: request.body,
       }),

@@ -1,6 +1,6 @@
 import { cleanupWorker, HOUR } from '@relay/contracts'
 import { type Clock, createHttpServer, every, migrateAtStartup, packageVersion, systemClock } from '@relay/server-kit'
-import { requireAccessToken } from './auth/guard.js'
+import { guardRoutes } from './auth/guard.js'
 import { accountRoutes } from './auth/routes.js'
 import { createTokenVerifier } from './auth/tokens.js'
 import { backupRoutes } from './backups/routes.js'
@@ -70,10 +70,15 @@ export async function createApp(config: CloudConfig, overrides: CloudOverrides =
     }
   }
   const limiter = createRateLimiter({ clock, redis, prefix: 'relay-cloud:rate:' })
+  // At the root and before any plugin, so that every route registered below, in any scope, is behind
+  // them: a route is private unless its definition says otherwise. The limiter keys by the guard's principal.
+  guardRoutes(app, createTokenVerifier(tokens))
+  limitPerUser(app, limiter, overrides.rateLimitPolicies)
 
   await app.register(healthRoutes, { database, version, startedAt: performance.now() })
   if (services.storage.embedded) {
-    await app.register(services.storage.embedded.plugin, services.storage.embedded.options)
+    const { plugin, options } = services.storage.embedded
+    await app.register(plugin, { ...options, canWrite: services.backups.acceptsUpload })
   }
   await app.register(paymentRoutes, { payments: services.payments })
 
@@ -93,18 +98,8 @@ export async function createApp(config: CloudConfig, overrides: CloudOverrides =
   })
   app.addHook('onClose', async () => jobs.abort())
 
-  const verify = createTokenVerifier(tokens)
-  await app.register(async (api) => {
-    requireAccessToken(api, verify)
-    await api.register(accountRoutes, {
-      db: database.db,
-      directory,
-      clock,
-      checkLicense: services.licenses.check,
-    })
-    limitPerUser(api, limiter, overrides.rateLimitPolicies)
-    await api.register(backupRoutes, { backups: services.backups })
-  })
+  await app.register(accountRoutes, { db: database.db, directory, clock, checkLicense: services.licenses.check })
+  await app.register(backupRoutes, { backups: services.backups })
   return Object.assign(app, { services, oauth })
 }
 

@@ -137,8 +137,11 @@ export const UploadRequest = Type.Object(
     backendId: BackendId,
     uncompressedSize: ByteCount,
     compressedSize: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
-    /** Hex SHA-256 of the file; when given, the store accepts only a body with this digest. */
-    sha256: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$' })),
+    /**
+     * Hex SHA-256 of the file. The upload URL is pinned to it: the store accepts no other body, so a
+     * leaked or replayed URL can never put other bytes under the backup's key.
+     */
+    sha256: Type.String({ pattern: '^[0-9a-fA-F]{64}$' }),
   },
   { additionalProperties: false },
 )
@@ -148,7 +151,7 @@ export const UploadGrant = Type.Object({
   success: Success,
   backupId: BackupId,
   uploadUrl: Type.String(),
-  /** Headers the PUT must carry exactly (Content-Type, and the checksum when one was given). */
+  /** Headers the PUT must carry exactly (Content-Type and the SHA-256 checksum). */
   uploadHeaders: Type.Record(Type.String(), Type.String()),
   s3Key: Type.String(),
   expiresAt: Timestamp,

@@ -15,9 +15,25 @@ describe.each(databaseKinds)('access-token guard on %s', (kind) => {
   let app: CloudApp
   let userId: string
 
+  /** What the probe routes below ran: a handler that runs when it should not is a breach. */
+  const reached: string[] = []
+
   beforeAll(async () => {
     database = await createTestDatabase(kind)
     app = await createApp(testConfig(database.dataDir), { database, clock })
+    // Routes added after the app is built, as a plugin of tomorrow would add them: the guard still applies.
+    const probe = (name: string) => async (request: { principal: unknown }) => {
+      reached.push(name)
+      return { name, principal: request.principal }
+    }
+    app.get('/probe/private', probe('private'))
+    app.get('/probe/public', { config: { public: true } }, probe('public'))
+    app.get('/probe/relay-cloud-mode', { config: { public: 'cloud-mode' } }, probe('relay-cloud-mode'))
+    app.get('/probe/devices', { config: { deviceTokens: true } }, probe('devices'))
+    await app.register(async (scope) => {
+      scope.get('/probe/nested', probe('nested'))
+    })
+    await app.ready()
     userId = (await app.services.directory.create({ email: 'grace@example.com', password: 'long enough password' })).id
   })
 
@@ -152,6 +168,56 @@ describe.each(databaseKinds)('access-token guard on %s', (kind) => {
       code: 'DEVICE_TOKEN_FORBIDDEN',
       error: 'Device tokens are not permitted for this endpoint',
     })
+  })
+
+  it('keeps every route private unless its definition says public, in any scope', async () => {
+    reached.length = 0
+    for (const url of ['/probe/private', '/probe/nested', '/probe/relay-cloud-mode', '/probe/devices']) {
+      const res = await app.inject({ method: 'GET', url })
+      expect(res.statusCode, url).toBe(401)
+      expect(res.json()).toEqual({ success: false, code: 'UNAUTHORIZED', error: 'A bearer access token is required' })
+    }
+    expect(reached).toEqual([])
+
+    const open = await app.inject({ method: 'GET', url: '/probe/public' })
+    expect(open.statusCode).toBe(200)
+    expect(open.json()).toEqual({ name: 'public', principal: null })
+
+    const { token } = await mint()
+    const signedIn = await app.inject({
+      method: 'GET',
+      url: '/probe/nested',
+      headers: { authorization: `Bearer ${token}` },
+    })
+    expect(signedIn.statusCode).toBe(200)
+    expect(signedIn.json().principal).toMatchObject({ id: userId, type: 'user' })
+    expect(reached).toEqual(['public', 'nested'])
+  })
+
+  it('refuses device tokens on every private route but those that let devices in', async () => {
+    reached.length = 0
+    const { token } = await mint({ type: 'device', subject: 'device-abc' })
+    const headers = { authorization: `Bearer ${token}` }
+    for (const url of ['/probe/private', '/probe/nested', '/cloud-backups/status', '/auth/sessions']) {
+      const res = await app.inject({ method: 'GET', url, headers })
+      expect(res.statusCode, url).toBe(403)
+      expect(res.json().code).toBe('DEVICE_TOKEN_FORBIDDEN')
+    }
+    const allowed = await app.inject({ method: 'GET', url: '/probe/devices', headers })
+    expect(allowed.statusCode).toBe(200)
+    expect(allowed.json().principal).toMatchObject({ id: 'device-abc', type: 'device' })
+    expect(reached).toEqual(['devices'])
+  })
+
+  it('answers a route that does not exist with 404 whatever the token', async () => {
+    const { token } = await mint()
+    for (const headers of [{}, { authorization: `Bearer ${token}` }, { authorization: 'Bearer x.y.z' }]) {
+      const res = await app.inject({ method: 'GET', url: '/probe/missing', headers })
+      expect(res.statusCode).toBe(404)
+      expect(res.json().code).toBe('NOT_FOUND')
+    }
+    // A real path with a method it does not have is no route either.
+    expect((await app.inject({ method: 'PUT', url: '/probe/private' })).statusCode).toBe(404)
   })
 
   it('answers 401 when the account behind a valid token is gone', async () => {

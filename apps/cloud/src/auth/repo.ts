@@ -1,5 +1,14 @@
 import type { Kysely } from 'kysely'
 import type { CloudDB } from '../db/schema.js'
+import { hashedId } from '../oauth/adapter.js'
+
+/**
+ * The id a session is listed and revoked by: its grant's id as stored, hashed. Access tokens carry
+ * the grant id itself (`sid`), so the session a token belongs to is found through this.
+ */
+export function sessionIdOf(grantId: string): string {
+  return hashedId(grantId)
+}
 
 /** The user's live grants: one per signed-in relay. */
 export function listGrants(db: Kysely<CloudDB>, accountId: string, now: Date) {
@@ -12,20 +21,23 @@ export function listGrants(db: Kysely<CloudDB>, accountId: string, now: Date) {
     .execute()
 }
 
-/** Removes a grant of this account with every token issued under it; false when there is none. */
-export async function revokeGrant(db: Kysely<CloudDB>, accountId: string, grantId: string): Promise<boolean> {
+/**
+ * Removes a grant of this account with every token issued under it; false when there is none.
+ * `sessionId` is the grant's stored id, as `listGrants` returns it (see `sessionIdOf`).
+ */
+export async function revokeGrant(db: Kysely<CloudDB>, accountId: string, sessionId: string): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const grant = await trx
       .deleteFrom('oauth_payloads')
       .where('model', '=', 'Grant')
-      .where('id', '=', grantId)
+      .where('id', '=', sessionId)
       .where('account_id', '=', accountId)
       .returning('id')
       .executeTakeFirst()
     if (!grant) {
       return false
     }
-    await trx.deleteFrom('oauth_payloads').where('grant_id', '=', grantId).execute()
+    await trx.deleteFrom('oauth_payloads').where('grant_id', '=', sessionId).execute()
     return true
   })
 }

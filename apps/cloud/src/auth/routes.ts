@@ -12,7 +12,7 @@ import type { Kysely } from 'kysely'
 import type { CloudDB } from '../db/schema.js'
 import type { IdentityDirectory } from '../directory/directory.js'
 import type { LicenseService } from '../licenses/service.js'
-import { listGrants, revokeGrant } from './repo.js'
+import { listGrants, revokeGrant, sessionIdOf } from './repo.js'
 
 export type AccountRoutesOptions = {
   db: Kysely<CloudDB>
@@ -21,16 +21,13 @@ export type AccountRoutesOptions = {
   clock: Clock
 }
 
-const userOnly = { userTokensOnly: true }
-
-/** The signed-in user's account: who they are, their license, their relay sessions. */
+/** The signed-in user's account: who they are, their license, their relay sessions. User tokens only. */
 export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = async (
   app,
   { db, directory, checkLicense, clock },
 ) => {
   app.route({
     ...userInfoRoute,
-    config: userOnly,
     async handler(request) {
       const account = await directory.find(request.principal.id)
       if (!account) {
@@ -49,7 +46,6 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
 
   app.route({
     ...listSessionsRoute,
-    config: userOnly,
     async handler(request) {
       const rows = await listGrants(db, request.principal.id, clock.now())
       const sessions: CloudSession[] = rows.map((row) => ({
@@ -57,7 +53,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
         clientId: String(row.payload.clientId),
         createdAt: new Date(Number(row.payload.iat) * 1000).toISOString(),
         expiresAt: row.expires_at?.toISOString() ?? null,
-        current: row.id === request.principal.sessionId,
+        current: request.principal.sessionId !== undefined && row.id === sessionIdOf(request.principal.sessionId),
       }))
       sessions.sort((a, b) => b.createdAt.localeCompare(a.createdAt))
       return { success: true as const, sessions }
@@ -66,7 +62,6 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
 
   app.route({
     ...deleteSessionRoute,
-    config: userOnly,
     async handler(request) {
       if (!(await revokeGrant(db, request.principal.id, request.params.id))) {
         throw new AppError('NOT_FOUND', 'No such session')
@@ -77,13 +72,12 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = as
 
   app.route({
     ...logoutRoute,
-    config: userOnly,
     async handler(request) {
       const { sessionId } = request.principal
       if (!sessionId) {
         throw new AppError('CONFLICT', 'This token does not belong to a session')
       }
-      await revokeGrant(db, request.principal.id, sessionId)
+      await revokeGrant(db, request.principal.id, sessionIdOf(sessionId))
       return { success: true as const }
     },
   })

@@ -15,6 +15,7 @@ const uploadBody = (backendId: string, extra: Record<string, unknown> = {}) => (
   backendId,
   uncompressedSize: file.length * 3,
   compressedSize: file.length,
+  sha256,
   ...extra,
 })
 
@@ -222,6 +223,47 @@ describe.each(databaseKinds)('cloud backups on %s', (kind) => {
     expect((await json(await user.call('GET', '/cloud-backups/list'))).body.total).toBe(0)
   })
 
+  it('requires the SHA-256 and pins the upload URL to it', async () => {
+    const user = await newCaller(cloud)
+    const { sha256: _, ...unpinned } = uploadBody('backend-pin')
+    expect(await json(await user.call('POST', '/cloud-backups/request-upload', unpinned))).toMatchObject({
+      status: 400,
+      body: { success: false, code: 'INVALID_REQUEST', details: [{ path: 'body/sha256' }] },
+    })
+    const grant = await json(await user.call('POST', '/cloud-backups/request-upload', uploadBody('backend-pin')))
+    expect(grant.body.uploadHeaders['x-amz-checksum-sha256']).toBe(Buffer.from(sha256, 'hex').toString('base64'))
+    const other = await putUpload(grant.body, randomBytes(file.length))
+    expect(other.status).toBe(400)
+    expect(await other.text()).toContain('<Code>BadDigest</Code>')
+    await expect(cloud.app.services.backups.store.head(grant.body.s3Key)).resolves.toBeUndefined()
+  })
+
+  it('never lets the upload URL of a completed backup write again', async () => {
+    const user = await newCaller(cloud)
+    const { grant } = await backUp(user, 'backend-final')
+    // Still within its 30 minutes, and for the first two the very bytes and checksum it was signed for.
+    expect(new Date(grant.expiresAt).getTime()).toBeGreaterThan(clock.now().getTime())
+    const replays = [
+      await putUpload(grant, file),
+      await putUpload(grant, file),
+      await putUpload(grant, randomBytes(file.length)),
+    ]
+    for (const replay of replays) {
+      expect(replay.status).toBe(403)
+      expect(await replay.text()).toContain('<Code>AccessDenied</Code>')
+    }
+
+    const download = await json(await user.call('POST', `/cloud-backups/${grant.backupId}/request-download`))
+    const fetched = await fetch(download.body.downloadUrl)
+    expect(Buffer.from(await fetched.arrayBuffer()).equals(file)).toBe(true)
+    await expect(cloud.app.services.backups.store.head(grant.s3Key)).resolves.toEqual({ size: file.length, sha256 })
+
+    // Nor does a deleted backup's URL bring its file back as an orphan.
+    expect((await user.call('DELETE', `/cloud-backups/${grant.backupId}`)).status).toBe(200)
+    expect((await putUpload(grant, file)).status).toBe(403)
+    await expect(cloud.app.services.backups.store.head(grant.s3Key)).resolves.toBeUndefined()
+  })
+
   it('fails a backup whose upload is missing or does not match, once and for good', async () => {
     const user = await newCaller(cloud)
     const grant = await json(await user.call('POST', '/cloud-backups/request-upload', uploadBody('backend-miss')))
@@ -377,6 +419,8 @@ describe.each(databaseKinds)('cloud backups on %s', (kind) => {
       uploadBody('a/b', {}),
       uploadBody('x'.repeat(256), {}),
       uploadBody('backend-bad', { sha256: 'not-hex' }),
+      uploadBody('backend-bad', { sha256: undefined }),
+      uploadBody('backend-bad', { sha256: sha256.slice(1) }),
       uploadBody('backend-bad', { extra: 1 }),
       { backendId: 'backend-bad' },
     ]

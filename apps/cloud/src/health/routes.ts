@@ -9,6 +9,8 @@ export async function healthRoutes(app: HttpServer, { database, version, started
     // Polled every few seconds by the UI and monitors: log only problems.
     logLevel: 'warn',
     ...getCloudHealth,
+    // Liveness for monitors and load balancers, which hold no token.
+    config: { public: true },
     handler: async (_request, reply) => {
       const db = await database.ping()
       return reply

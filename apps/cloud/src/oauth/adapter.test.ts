@@ -1,7 +1,12 @@
-import { createTestClock } from '@relay/testkit'
+import { randomBytes } from 'node:crypto'
+import { createTestClock, defined } from '@relay/testkit'
+import { type Kysely, sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../../test/database.js'
-import { kyselyAdapter, pruneExpiredArtifacts } from './adapter.js'
+import { listGrants, revokeGrant, sessionIdOf } from '../auth/repo.js'
+import * as hashOAuthIds from '../db/migrations/0005-hashed-oauth-ids.js'
+import type { CloudDB } from '../db/schema.js'
+import { hashedId, kyselyAdapter, pruneExpiredArtifacts } from './adapter.js'
 
 describe.each(databaseKinds)('OAuth storage on %s', (kind) => {
   let database: TestDatabase
@@ -53,5 +58,206 @@ describe.each(databaseKinds)('OAuth storage on %s', (kind) => {
     expect(await interactions.find('i1')).toBeUndefined()
     expect(await interactions.find('i2')).toBeDefined()
     expect(await adapterFor('Client').find('device-1')).toBeDefined()
+  })
+})
+
+const randomId = () => randomBytes(32).toString('base64url')
+
+/** Every column of every OAuth row, as a dump of the database would show it. */
+async function storedText(db: Kysely<CloudDB>): Promise<string> {
+  const rows = await sql<{ row: string }>`select t::text as row from oauth_payloads as t`.execute(db)
+  return rows.rows.map((r) => r.row).join('\n')
+}
+
+describe.each(databaseKinds)('OAuth credentials at rest on %s', (kind) => {
+  let database: TestDatabase
+  let adapterFor: ReturnType<typeof kyselyAdapter>
+
+  beforeAll(async () => {
+    database = await createTestDatabase(kind)
+    adapterFor = kyselyAdapter(database.db)
+  })
+
+  afterAll(async () => {
+    await database?.dispose()
+  })
+
+  it('stores every model that holds a credential under the hash of its id, and gives the payload back whole', async () => {
+    const models = [
+      'Session',
+      'AuthorizationCode',
+      'RefreshToken',
+      'Grant',
+      'AccessToken',
+      'ClientCredentials',
+      'RegistrationAccessToken',
+      'ReplayDetection',
+      'PushedAuthorizationRequest',
+      'BackchannelAuthenticationRequest',
+    ]
+    const grantId = randomId()
+    const stored = models.map((model) => {
+      // The grant itself is stored under its id; everything else names it.
+      const id = model === 'Grant' ? grantId : randomId()
+      const payload = { jti: id, kind: model, accountId: 'u-1', iat: 1, exp: 4102444800 }
+      return { model, id, payload: model === 'Grant' ? payload : { ...payload, grantId } }
+    })
+    for (const { model, id, payload } of stored) {
+      await adapterFor(model).upsert(id, payload, 3600)
+    }
+
+    const dump = await storedText(database.db)
+    for (const { model, id, payload } of stored) {
+      // Grant ids stay in token payloads, where oidc-provider reads them: they name a grant, they open nothing.
+      if (model !== 'Grant') {
+        expect(dump, model).not.toContain(id)
+      }
+      expect(await adapterFor(model).find(id), model).toEqual(payload)
+      const row = await database.db
+        .selectFrom('oauth_payloads')
+        .selectAll()
+        .where('model', '=', model)
+        .where('id', '=', hashedId(id))
+        .executeTakeFirst()
+      expect(row?.grant_id, model).toBe(hashedId(grantId))
+    }
+
+    // Consuming and destroying find the row by the same hash.
+    const code = defined(stored.find((s) => s.model === 'AuthorizationCode'))
+    await adapterFor('AuthorizationCode').consume(code.id)
+    expect(await adapterFor('AuthorizationCode').find(code.id)).toMatchObject({
+      jti: code.id,
+      consumed: expect.any(Number),
+    })
+    await adapterFor('AuthorizationCode').destroy(code.id)
+    expect(await adapterFor('AuthorizationCode').find(code.id)).toBeUndefined()
+
+    // Revoking by the (raw) grant id still reaches every token of the grant.
+    await adapterFor('RefreshToken').revokeByGrantId(grantId)
+    for (const { model, id } of stored) {
+      expect(await adapterFor(model).find(id), model).toBeUndefined()
+    }
+  })
+
+  it('finds a session by its uid through the hash, and keeps the session cookie out of interactions', async () => {
+    const sessionId = randomId()
+    const uid = randomId()
+    await adapterFor('Session').upsert(sessionId, { jti: sessionId, uid, kind: 'Session', accountId: 'u-2' }, 3600)
+    const interactionId = randomId()
+    const interaction = {
+      jti: interactionId,
+      kind: 'Interaction',
+      returnTo: `http://127.0.0.1:3000/oauth/auth/${interactionId}`,
+      session: { accountId: 'u-2', uid, cookie: sessionId },
+      params: { client_id: 'relay', state: `{id}${interactionId}` },
+    }
+    await adapterFor('Interaction').upsert(interactionId, interaction, 600)
+
+    const dump = await storedText(database.db)
+    expect(dump).not.toContain(sessionId)
+    expect(dump).not.toContain(`auth/${interactionId}`)
+    expect(await adapterFor('Session').findByUid(uid)).toMatchObject({ uid, accountId: 'u-2' })
+    expect(await adapterFor('Session').find(sessionId)).toEqual({
+      jti: sessionId,
+      uid,
+      kind: 'Session',
+      accountId: 'u-2',
+    })
+    // The resume address comes back whole; the cookie value, which oidc-provider never reads back, does not.
+    expect(await adapterFor('Interaction').find(interactionId)).toEqual({
+      ...interaction,
+      session: { accountId: 'u-2', uid },
+    })
+  })
+
+  it('finds a device code by the hash of its user code, and keeps client ids as they are', async () => {
+    const deviceCode = randomId()
+    await adapterFor('DeviceCode').upsert(
+      deviceCode,
+      { jti: deviceCode, kind: 'DeviceCode', userCode: 'BCDF-GHJK', grantId: 'g-dev' },
+      600,
+    )
+    expect(await adapterFor('DeviceCode').findByUserCode('BCDF-GHJK')).toMatchObject({ jti: deviceCode })
+    expect(await adapterFor('DeviceCode').find(deviceCode)).toMatchObject({ userCode: 'BCDF-GHJK' })
+    const dump = await storedText(database.db)
+    expect(dump).toContain(hashedId('BCDF-GHJK'))
+
+    await adapterFor('Client').upsert('device-plain', { client_id: 'device-plain' }, 0)
+    const client = await database.db
+      .selectFrom('oauth_payloads')
+      .select('id')
+      .where('model', '=', 'Client')
+      .where('id', '=', 'device-plain')
+      .executeTakeFirst()
+    expect(client).toBeDefined()
+  })
+
+  it('converts rows stored before hashing, so existing sign-ins keep working', async () => {
+    const legacy = await createTestDatabase(kind)
+    try {
+      const grantId = randomId()
+      const refreshToken = randomId()
+      const sessionId = randomId()
+      const uid = randomId()
+      const interactionId = randomId()
+      const account = 'u-legacy'
+      const rows = [
+        {
+          model: 'Grant',
+          id: grantId,
+          payload: { jti: grantId, kind: 'Grant', accountId: account, clientId: 'relay', iat: 1 },
+          grant_id: grantId,
+          account_id: account,
+        },
+        {
+          model: 'RefreshToken',
+          id: refreshToken,
+          payload: { jti: refreshToken, kind: 'RefreshToken', grantId, accountId: account },
+          grant_id: grantId,
+          account_id: account,
+        },
+        {
+          model: 'Session',
+          id: sessionId,
+          payload: { jti: sessionId, kind: 'Session', uid, accountId: account },
+          uid,
+          account_id: account,
+        },
+        {
+          model: 'Interaction',
+          id: interactionId,
+          payload: { jti: interactionId, kind: 'Interaction', session: { cookie: sessionId } },
+        },
+        { model: 'Client', id: 'device-legacy', payload: { client_id: 'device-legacy' } },
+      ]
+      const expiresAt = new Date(Date.now() + 3600_000)
+      for (const row of rows) {
+        await legacy.db
+          .insertInto('oauth_payloads')
+          .values({ ...row, payload: JSON.stringify(row.payload), expires_at: expiresAt })
+          .execute()
+      }
+
+      await hashOAuthIds.up(legacy.db as Kysely<unknown>)
+
+      const dump = await storedText(legacy.db)
+      for (const secret of [refreshToken, sessionId, interactionId]) {
+        expect(dump).not.toContain(secret)
+      }
+      const adapter = kyselyAdapter(legacy.db)
+      expect(await adapter('RefreshToken').find(refreshToken)).toMatchObject({ jti: refreshToken, grantId })
+      expect(await adapter('Session').find(sessionId)).toMatchObject({ jti: sessionId, uid })
+      expect(await adapter('Session').findByUid(uid)).toMatchObject({ accountId: account })
+      expect(await adapter('Interaction').find(interactionId)).toBeUndefined()
+      expect(await adapter('Client').find('device-legacy')).toEqual({ client_id: 'device-legacy' })
+
+      // The cloud's session list shows the converted grant, and revoking it ends its refresh token.
+      const grants = await listGrants(legacy.db, account, new Date())
+      expect(grants.map((grant) => grant.id)).toEqual([sessionIdOf(grantId)])
+      expect(await revokeGrant(legacy.db, account, sessionIdOf(grantId))).toBe(true)
+      expect(await adapter('RefreshToken').find(refreshToken)).toBeUndefined()
+    } finally {
+      await legacy.dispose()
+    }
   })
 })

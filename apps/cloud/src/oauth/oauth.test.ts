@@ -1,10 +1,11 @@
 import { relayClientId, relayScope } from '@relay/contracts'
-import { createHttpBrowser, defined, submitForm } from '@relay/testkit'
+import { createHttpBrowser, defined, rawRequest, submitForm } from '@relay/testkit'
 import { decodeJwt, decodeProtectedHeader, importJWK } from 'jose'
 import * as client from 'openid-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestCloud, type TestCloud } from '../../test/cloud-server.js'
 import { databaseKinds } from '../../test/database.js'
+import { sessionIdOf } from '../auth/repo.js'
 import { registerDeviceClient } from './clients.js'
 
 type DeviceKey = Parameters<typeof client.PrivateKeyJwt>[0]
@@ -131,7 +132,7 @@ describe.each(databaseKinds)('authorization server on %s', (kind) => {
       url: '/auth/sessions',
       headers: { authorization: `Bearer ${rotated.access_token}` },
     })
-    expect(sessions.json().sessions.map((s: { id: string }) => s.id)).not.toContain(sid)
+    expect(sessions.json().sessions.map((s: { id: string }) => s.id)).not.toContain(sessionIdOf(String(sid)))
   })
 
   it('gives every sign-in its own session, listed and revocable one by one', async () => {
@@ -145,7 +146,8 @@ describe.each(databaseKinds)('authorization server on %s', (kind) => {
       pkceCodeVerifier: request.verifier,
       expectedState: request.state,
     })
-    const [firstSid, secondSid] = [first, second].map((t) => String(decodeJwt(t.access_token).sid))
+    // Sessions are listed under the stored (hashed) id of the grant the token's `sid` names.
+    const [firstSid, secondSid] = [first, second].map((t) => sessionIdOf(String(decodeJwt(t.access_token).sid)))
     expect(firstSid).not.toBe(secondSid)
 
     const auth = { authorization: `Bearer ${second.access_token}` }
@@ -329,6 +331,35 @@ describe.each(databaseKinds)('authorization server on %s', (kind) => {
       (next) => next.origin === cloud.url,
     )
     expect(done.url.searchParams.get('error')).toBe('access_denied')
+  })
+
+  it('names itself and every endpoint on its public URL, whatever Host the request names', async () => {
+    const port = Number(new URL(cloud.url).port)
+    const discovery = '/oauth/.well-known/openid-configuration'
+    const spoofs: Record<string, string>[] = [
+      {},
+      { host: 'evil.example' },
+      { host: 'evil.example:8443', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' },
+      { 'x-forwarded-host': 'evil.example', forwarded: 'host=evil.example;proto=https' },
+    ]
+    for (const headers of spoofs) {
+      const res = await rawRequest(port, { method: 'GET', path: discovery, headers })
+      expect(res.status, JSON.stringify(headers)).toBe(200)
+      const metadata = JSON.parse(res.body) as Record<string, unknown>
+      expect(metadata.issuer).toBe(`${cloud.url}/oauth`)
+      const urls = Object.entries(metadata).filter(([, value]) => typeof value === 'string' && /^\w+:\/\//.test(value))
+      expect(urls.map(([name]) => name)).toEqual(
+        expect.arrayContaining(['issuer', 'authorization_endpoint', 'token_endpoint', 'jwks_uri', 'userinfo_endpoint']),
+      )
+      for (const [name, value] of urls) {
+        expect(value, `${name} with ${JSON.stringify(headers)}`).toMatch(new RegExp(`^${cloud.url}/oauth($|/)`))
+      }
+      expect(res.body).not.toContain('evil.example')
+    }
+    // A request line with an absolute URL names another host the old way: still not ours to follow.
+    const absolute = await rawRequest(port, { method: 'GET', path: `http://evil.example${discovery}` })
+    expect(absolute.status).toBe(200)
+    expect(absolute.body).not.toContain('evil.example')
   })
 
   it('never writes a token, code or password to its log', async () => {

@@ -132,7 +132,37 @@ export function createProvider({ issuer, audience, db, directory, keys }: Provid
       )
     },
   })
+  provider.use(pinOrigin(new URL(issuer).origin))
   return provider
+}
+
+/**
+ * oidc-provider builds the URLs it publishes (discovery, redirects, the audience client assertions
+ * must name) from the request's Host and protocol. A forged Host header, or a proxy passing one on,
+ * would make it advertise another site's endpoints, so every request gets the configured public
+ * origin instead, before the provider's own middleware runs. Forwarded headers are never trusted.
+ */
+function pinOrigin(publicOrigin: string): Parameters<Provider['use']>[0] {
+  const { protocol, host, hostname, origin } = new URL(publicOrigin)
+  const fixed = { protocol: protocol.slice(0, -1), host, hostname, origin, secure: protocol === 'https:' }
+  const pathOnly = (target: string) => {
+    const url = new URL(target, origin)
+    return `${url.pathname}${url.search}`
+  }
+  return async (ctx, next) => {
+    const { request } = ctx
+    for (const [name, value] of Object.entries(fixed)) {
+      Object.defineProperty(request, name, { value })
+    }
+    // An absolute request target (`GET http://elsewhere/oauth/...`) would come back as the href, and
+    // through the mount path the provider derives from the full URL: keep only its path.
+    Object.defineProperty(request, 'href', { value: `${origin}${pathOnly(request.originalUrl)}` })
+    const req = ctx.req as typeof ctx.req & { originalUrl?: string }
+    if (req.originalUrl !== undefined) {
+      req.originalUrl = pathOnly(req.originalUrl)
+    }
+    await next()
+  }
 }
 
 /** Creates the grant a first-party client gets without a consent screen. */

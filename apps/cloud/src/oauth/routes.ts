@@ -19,11 +19,12 @@ export async function oauthRoutes(app: FastifyInstance, { oauth, directory, thro
       oauth.handle(req, res).catch(next)
     })
     // These routes only bring /oauth requests into this scope; the provider has answered before they run.
+    // Public: the authorization server is where tokens come from, and it authenticates its clients itself.
     const unreachable = async () => {
       throw new Error('the authorization server did not answer')
     }
-    scope.all(oauthPrefix, unreachable)
-    scope.all(`${oauthPrefix}/*`, unreachable)
+    scope.all(oauthPrefix, { config: { public: true } }, unreachable)
+    scope.all(`${oauthPrefix}/*`, { config: { public: true } }, unreachable)
   })
   await app.register(signInRoutes, { oauth, directory, throttle })
 }

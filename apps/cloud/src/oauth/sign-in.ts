@@ -72,7 +72,10 @@ export async function signInRoutes(app: FastifyInstance, { oauth, directory, thr
     return reply.redirect(to, 303)
   }
 
-  app.get<{ Params: { uid: string } }>('/interaction/:uid', async (request, reply) => {
+  // Public: whoever signs in has no token yet; the interaction cookie ties each page to its sign-in.
+  const open = { config: { public: true } } as const
+
+  app.get<{ Params: { uid: string } }>('/interaction/:uid', open, async (request, reply) => {
     const { provider, interaction } = await details(request, reply)
     if (!interaction) {
       return html(reply, 400, expired)
@@ -93,6 +96,7 @@ export async function signInRoutes(app: FastifyInstance, { oauth, directory, thr
 
   app.post<{ Params: { uid: string }; Body: Record<string, string> }>(
     '/interaction/:uid/login',
+    open,
     async (request, reply) => {
       const { provider, interaction } = await details(request, reply)
       if (interaction?.prompt.name !== 'login') {
@@ -138,7 +142,7 @@ export async function signInRoutes(app: FastifyInstance, { oauth, directory, thr
     },
   )
 
-  app.post<{ Params: { uid: string } }>('/interaction/:uid/abort', async (request, reply) => {
+  app.post<{ Params: { uid: string } }>('/interaction/:uid/abort', open, async (request, reply) => {
     const { interaction } = await details(request, reply)
     if (!interaction) {
       return html(reply, 400, expired)

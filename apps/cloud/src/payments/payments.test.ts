@@ -88,9 +88,11 @@ describe.each(databaseKinds)('stripe webhook on %s', (kind) => {
     database = await createTestDatabase(kind)
     app = await createApp(testConfig(database.dataDir, { STRIPE_WEBHOOK_SECRET: secret }), { database })
     // A JSON route elsewhere in the app: the webhook's raw body parser must not reach it.
-    app.post('/probe', { schema: { body: Type.Object({ name: Type.String() }) } }, async (request) => ({
-      got: request.body,
-    }))
+    app.post(
+      '/probe',
+      { schema: { body: Type.Object({ name: Type.String() }) }, config: { public: true } },
+      async (request) => ({ got: request.body }),
+    )
     await app.ready()
   })
 
@@ -280,6 +282,14 @@ describe.each(databaseKinds)('stripe webhook on %s', (kind) => {
       await expectRefused(res, 'Invalid Stripe signature', event.id)
     })
 
+    it('signed with a date more than 5 minutes ahead (replayable until then)', async () => {
+      const { user, event, payload } = await createdFor()
+      const tenMinutesAhead = Math.floor(Date.now() / 1000) + 600
+      const res = await post(payload, { 'stripe-signature': sign(payload, { timestamp: tenMinutesAhead }) })
+      await expectRefused(res, 'Invalid Stripe signature', event.id)
+      expect(await subscriptionRows(user.id)).toEqual([])
+    })
+
     it('without a signature header', async () => {
       const { event, payload } = await createdFor()
       const res = await app.inject({
@@ -296,6 +306,20 @@ describe.each(databaseKinds)('stripe webhook on %s', (kind) => {
       const res = await post(payload)
       await expectRefused(res, 'Malformed JSON in webhook body', 'evt_broken')
     })
+  })
+
+  it("accepts a signature dated slightly ahead: the sender's clock may run fast", async () => {
+    const user = await createTestUser(database.db)
+    const event = subscriptionEvent('customer.subscription.created', `sub_${randomUUID()}`, {
+      status: 'active',
+      customer: `cus_${randomUUID()}`,
+      metadata: { userId: user.id },
+    })
+    const payload = JSON.stringify(event)
+    const oneMinuteAhead = Math.floor(Date.now() / 1000) + 60
+    const res = await post(payload, { 'stripe-signature': sign(payload, { timestamp: oneMinuteAhead }) })
+    expect(res.statusCode).toBe(200)
+    expect(await subscriptionRows(user.id)).toMatchObject([{ status: 'active' }])
   })
 
   it('keeps parsing JSON as usual on the rest of the app', async () => {

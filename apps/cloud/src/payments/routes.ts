@@ -16,6 +16,8 @@ export async function paymentRoutes(app: HttpServer, { payments }: PaymentRoutes
   app.route({
     method: 'POST',
     url: '/webhooks/stripe',
+    // Stripe holds no access token: the signature over the body is the authentication.
+    config: { public: true },
     schema: { response: { 200: WebhookReply, 400: ErrorBody, 503: ErrorBody } },
     handler: async (request) => {
       const signature = request.headers['stripe-signature']

@@ -1,4 +1,4 @@
-import { AppError } from '@relay/contracts'
+import { AppError, MINUTE } from '@relay/contracts'
 import type { Clock } from '@relay/server-kit'
 import Stripe from 'stripe'
 import type { UserDirectory } from '../directory/service.js'
@@ -22,6 +22,8 @@ export type WebhookOutcome = {
 }
 
 const provider = 'stripe'
+/** How far ahead of our clock a signature may be dated: clock skew, as the SDK allows 5 minutes behind. */
+const futureTolerance = 5 * MINUTE
 const subscriptionEvents = new Set([
   'customer.subscription.created',
   'customer.subscription.updated',
@@ -97,10 +99,26 @@ function verify(payload: Buffer, signature: string, secret: string, receivedAt: 
     const message = err instanceof SyntaxError ? 'Malformed JSON in webhook body' : 'Invalid Stripe signature'
     throw new AppError('INVALID_REQUEST', message, { cause: err })
   }
+  // The SDK refuses only old signatures: one dated ahead would stay replayable until its date came.
+  if (!(signedAt(signature) <= receivedAt + futureTolerance)) {
+    throw new AppError('INVALID_REQUEST', 'Invalid Stripe signature')
+  }
   if (typeof event?.id !== 'string' || typeof event.type !== 'string' || event.id.length > 255) {
     throw new AppError('INVALID_REQUEST', 'Webhook body is not an event')
   }
   return event
+}
+
+/** The `t=` of a Stripe-Signature header in ms, read as the SDK reads it (the last one counts); NaN without one. */
+function signedAt(header: string): number {
+  let seconds = Number.NaN
+  for (const item of header.split(',')) {
+    const [name, value = ''] = item.split('=')
+    if (name === 't') {
+      seconds = Number.parseInt(value, 10)
+    }
+  }
+  return seconds * 1000
 }
 
 type SubscriptionChange = {

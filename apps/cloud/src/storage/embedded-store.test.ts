@@ -31,11 +31,20 @@ async function startEmbeddedStore() {
     throw new Error('expected the embedded store without S3_ENDPOINT')
   }
   const app = createHttpServer({ logger: { level: 'silent', pretty: false } })
-  await app.register(embedded.plugin, embedded.options)
+  // The keys PUTs may no longer write (the app's are completed backups), and every key the store asked about.
+  const final = new Set<string>()
+  const asked: string[] = []
+  const canWrite = async (key: string) => {
+    asked.push(key)
+    return !final.has(key)
+  }
+  await app.register(embedded.plugin, { ...embedded.options, canWrite })
   await app.listen({ port, host: '127.0.0.1' })
   return {
     store,
     clock,
+    final,
+    asked,
     endpoint: `${config.publicUrl}/s3`,
     credentials: embedded.options.credentials,
     objectsDir: embedded.options.objectsDir,
@@ -220,6 +229,30 @@ describe('embedded object store', () => {
     expect(moved.status).toBe(403)
     expect(await s3Code(moved)).toBe('SignatureDoesNotMatch')
     expect(await s3.store.head(other)).toBeUndefined()
+  })
+
+  it('refuses a validly signed PUT to a key it may no longer write, and keeps the object', async () => {
+    const objectKey = nextKey()
+    const body = randomBytes(64)
+    const upload = await s3.store.presignUpload(objectKey, {
+      contentLength: body.length,
+      sha256: sha256(body),
+      expiresInSeconds: 60,
+    })
+    expect((await put(upload, body)).status).toBe(200)
+    s3.final.add(objectKey)
+    const again = await put(upload, body)
+    expect(again.status).toBe(403)
+    expect(await s3Code(again)).toBe('AccessDenied')
+    expect(await s3.store.head(objectKey)).toEqual({ size: 64, sha256: sha256(body) })
+
+    // Only a request whose signature holds is asked about: a forged one costs no lookup.
+    s3.asked.length = 0
+    const unsigned = await put({ ...upload, url: upload.url.split('?')[0] ?? '' }, body)
+    expect(unsigned.status).toBe(403)
+    expect(s3.asked).toEqual([])
+    expect((await fetch((await s3.store.presignDownload(objectKey, { expiresInSeconds: 60 })).url)).status).toBe(200)
+    expect(s3.asked).toEqual([])
   })
 
   it('accepts an upload URL up to its expiry and refuses it after 30 minutes', async () => {

@@ -15,6 +15,12 @@ export type EmbeddedS3Options = {
   clock: Clock
   /** Largest object accepted; the backup size limit is enforced earlier, by the signed Content-Length. */
   maxObjectBytes?: number
+  /**
+   * Whether a PUT may write `key`, asked after its signature is checked; every key may be written
+   * without it. A presigned URL stays valid for its whole lifetime, so this is what stops it once
+   * the object it was made for is final.
+   */
+  canWrite?: (key: string) => Promise<boolean>
 }
 
 const OCTET_STREAM = 'application/octet-stream'
@@ -26,7 +32,7 @@ const MAX_KEY_BYTES = 1024
  * Register it with a prefix, unwrapped: its body parser and error handler must stay inside its scope.
  */
 export const embeddedS3Routes: FastifyPluginAsync<EmbeddedS3Options> = async (app, options) => {
-  const { bucket, clock, credentials, region, maxObjectBytes = 64 * MB } = options
+  const { bucket, clock, credentials, region, maxObjectBytes = 64 * MB, canWrite } = options
   const verifier = createSigV4Verifier({ credentials, region, clock })
   const objects = createDiskObjects(path.join(options.objectsDir, bucket))
 
@@ -50,7 +56,8 @@ export const embeddedS3Routes: FastifyPluginAsync<EmbeddedS3Options> = async (ap
     return reply.send(request.method === 'HEAD' ? undefined : s3ErrorXml(s3Error, pathOf(request.url)))
   })
 
-  app.all('/*', { bodyLimit: maxObjectBytes }, async (request, reply) => {
+  // Public to the access-token guard: every request here is authenticated by its SigV4 signature instead.
+  app.all('/*', { bodyLimit: maxObjectBytes, config: { public: true } }, async (request, reply) => {
     const { method } = request
     if (method !== 'GET' && method !== 'HEAD' && method !== 'PUT' && method !== 'DELETE') {
       throw new S3Error(405, 'MethodNotAllowed', `The specified method is not allowed against this resource`)
@@ -61,6 +68,9 @@ export const embeddedS3Routes: FastifyPluginAsync<EmbeddedS3Options> = async (ap
 
     switch (method) {
       case 'PUT': {
+        if (canWrite && !(await canWrite(key))) {
+          throw new S3Error(403, 'AccessDenied', 'The object can no longer be written')
+        }
         const size = contentLength(request, maxObjectBytes)
         const pinned = pinnedSha256(request)
         if (pinned !== undefined && payloadSha256 !== undefined && pinned !== payloadSha256) {

@@ -3,6 +3,7 @@ import * as users from './0001-users.js'
 import * as oauth from './0002-oauth.js'
 import * as licenses from './0003-licenses.js'
 import * as backups from './0004-backups.js'
+import * as hashedOAuthIds from './0005-hashed-oauth-ids.js'
 
 /** Every migration, in order. Listed here (not read from disk) so src and dist run the same set. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '0002-oauth': oauth,
   '0003-licenses': licenses,
   '0004-backups': backups,
+  '0005-hashed-oauth-ids': hashedOAuthIds,
 }
