@@ -33,6 +33,7 @@ import { createNotificationService } from './notifications/service.js'
 import { loadOrCreateKey } from './secrets/secret-box.js'
 import { createDrivers } from './sources/drivers/index.js'
 import type { StreamPayload } from './sources/drivers/types.js'
+import { createReach } from './sources/reach.js'
 import { sourceRoutes } from './sources/routes.js'
 import { createSourcesRuntime, type DriverFactories } from './sources/runtime.js'
 import { createSourcesService } from './sources/service.js'
@@ -102,16 +103,17 @@ export async function createApp(config: RelayConfig, overrides: RelayOverrides =
   })
   const virtualStreams = new Map<string, StreamPayload>()
   const webSocketHub = createWebSocketHub()
+  const reach = createReach({ allowLinkLocal: config.allowLinkLocal })
   const runtime = createSourcesRuntime({
     ...deps,
     log: app.log.child({ feature: 'sources' }),
     notifications,
     drivers:
       overrides.drivers ??
-      createDrivers({ virtualSink: (streamId, payload) => virtualStreams.set(streamId, payload), webSocketHub }),
+      createDrivers({ virtualSink: (streamId, payload) => virtualStreams.set(streamId, payload), webSocketHub, reach }),
   })
   app.addHook('onClose', () => runtime.close())
-  const sources = createSourcesService({ ...deps, secretKey, runtime })
+  const sources = createSourcesService({ ...deps, secretKey, runtime, reach })
   const resumeSources = () =>
     sources
       .resume((err, junction) => app.log.error({ err, junctionId: junction.id }, 'junction did not resume'))

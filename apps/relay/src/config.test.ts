@@ -12,6 +12,7 @@ describe('relay config', () => {
       cloudUrl: 'http://127.0.0.1:8787',
       notificationMaintenanceEvery: 60 * 60 * 1000,
       allowOpenNetwork: false,
+      allowLinkLocal: false,
       logLevel: 'info',
       prettyLogs: false,
     })

@@ -14,6 +14,8 @@ const RelayEnv = Type.Object({
   RELAY_NOTIFICATION_MAINTENANCE_MINUTES: Type.Integer({ minimum: 1, maximum: 7 * 24 * 60, default: 60 }),
   /** Allow auth mode none while listening on a non-loopback address (the API is then open to the network). */
   RELAY_ALLOW_OPEN_NETWORK: Type.Boolean({ default: false }),
+  /** Let collectors and streams connect to link-local (169.254.0.0/16, fe80::/10) and cloud metadata addresses. */
+  RELAY_ALLOW_LINK_LOCAL: Type.Boolean({ default: false }),
   LOG_LEVEL: Type.Enum(LogLevel, { default: 'info' }),
   LOG_PRETTY: Type.Boolean({ default: false }),
 })
@@ -26,6 +28,7 @@ export type RelayConfig = Readonly<{
   cloudUrl: string
   notificationMaintenanceEvery: number
   allowOpenNetwork: boolean
+  allowLinkLocal: boolean
   logLevel: Static<typeof RelayEnv>['LOG_LEVEL']
   prettyLogs: boolean
 }>
@@ -43,6 +46,7 @@ export function loadConfig(env: Record<string, string | undefined>): RelayConfig
     cloudUrl: parsed.CLOUD_URL.replace(/\/$/, ''),
     notificationMaintenanceEvery: parsed.RELAY_NOTIFICATION_MAINTENANCE_MINUTES * MINUTE,
     allowOpenNetwork: parsed.RELAY_ALLOW_OPEN_NETWORK,
+    allowLinkLocal: parsed.RELAY_ALLOW_LINK_LOCAL,
     logLevel: parsed.LOG_LEVEL,
     prettyLogs: parsed.LOG_PRETTY,
   })

@@ -1,7 +1,7 @@
-import type { Junction } from '@relay/contracts'
+import type { Collector, Junction } from '@relay/contracts'
 import { describe, expect, it } from 'vitest'
 import { ApiError } from '../src/api'
-import { collectorFields, toCollectorBody, toCollectorDraft } from '../src/sources/collector-form'
+import { accessTokenRemoval, collectorFields, toCollectorBody, toCollectorDraft } from '../src/sources/collector-form'
 import { formErrorsOf } from '../src/sources/form-errors'
 import { changesOf, toJunctionBody, toJunctionDraft } from '../src/sources/junction-form'
 import { toStreamBody, toStreamDraft, webSocketUrl } from '../src/sources/stream-form'
@@ -59,6 +59,45 @@ describe('collector form', () => {
     expect(draft.topics).toBe('a/#\nb/+')
     const check = toCollectorBody(draft)
     expect(check.ok && check.body.settings).toEqual({ brokerUrl: 'mqtt://127.0.0.1:1883', topics: ['a/#', 'b/+'] })
+  })
+
+  it('warns before saving an address on another server would remove the saved token', () => {
+    const saved: Collector = {
+      id: 'c',
+      name: 'API',
+      collectorType: 'GenericAPI',
+      pollRateMs: 5000,
+      settings: { url: 'http://192.168.1.20:8080/data' },
+      active: false,
+      running: false,
+      hasAccessToken: true,
+      externalAccessToken: false,
+      unlocked: true,
+      lastFetchTime: null,
+      lastFetchSuccessful: false,
+      lastFetchErrorMessage: null,
+      lastFetchTotalSensors: 0,
+      lastFetchNewSensors: 0,
+      lastFetchLostSensors: 0,
+      createdAt: '',
+      updatedAt: '',
+    }
+    const draft = toCollectorDraft(saved)
+    expect(accessTokenRemoval(saved, draft)).toBeUndefined()
+    expect(accessTokenRemoval(saved, { ...draft, url: 'HTTP://192.168.1.20:8080/other?x=1' })).toBeUndefined()
+    for (const url of ['http://192.168.1.21:8080/data', 'https://192.168.1.20:8080/data', 'http://192.168.1.20/data']) {
+      expect(accessTokenRemoval(saved, { ...draft, url })).toBe(
+        'The saved access token will be removed because the address points to another server; enter it again to keep using it.',
+      )
+    }
+    expect(
+      accessTokenRemoval(saved, { ...draft, url: 'http://192.168.1.21/', accessToken: 'new-token' }),
+    ).toBeUndefined()
+    expect(accessTokenRemoval(saved, { ...draft, collectorType: 'Virtual' })).toBe(
+      'The saved access token will be removed because the collector no longer connects to the server it was saved for.',
+    )
+    expect(accessTokenRemoval({ ...saved, hasAccessToken: false }, { ...draft, url: 'http://x/' })).toBeUndefined()
+    expect(accessTokenRemoval(undefined, { ...draft, url: 'http://x/' })).toBeUndefined()
   })
 
   it('holds back text in number fields and sends the token only with a GenericAPI collector', () => {

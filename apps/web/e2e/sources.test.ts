@@ -145,6 +145,58 @@ describe.skipIf(!chromium.available)('Sources page in Chromium', () => {
     expect((await relay.collectors()).map((collector) => collector.name)).toEqual(['Bad API'])
   })
 
+  it('says before and after saving that an address on another server removes the saved token', async () => {
+    const saved = await relay.createCollector({
+      name: 'Weather API',
+      collectorType: 'GenericAPI',
+      settings: { url: 'http://192.168.1.20:8080/data' },
+      accessToken: 'weather-token',
+    })
+    await page.goto(`${relay.baseUrl}/sources?tab=collectors`)
+    await row('collector', 'Weather API').getByRole('button', { name: 'Edit' }).click()
+    const form = page.getByRole('form', { name: 'Edit collector' })
+    const url = form.getByLabel('URL', { exact: true })
+    const token = form.getByLabel('Access token (optional)')
+    const note = form.getByTestId('token-removal-note')
+    expect(await note.count()).toBe(0)
+
+    await url.fill('http://192.168.1.20:8080/v2/data')
+    expect(await note.count()).toBe(0)
+    await url.fill('http://192.168.1.30:8080/data')
+    expect(await text(note)).toBe(
+      'The saved access token will be removed because the address points to another server; enter it again to keep using it.',
+    )
+    await token.fill('typed-again')
+    await note.waitFor({ state: 'detached' })
+    await token.fill('')
+    await note.waitFor()
+
+    await form.getByRole('button', { name: 'Save collector' }).click()
+    await form.waitFor({ state: 'detached' })
+    await page
+      .locator('[data-sonner-toast]', {
+        hasText:
+          'The saved access token was removed because the address now points to another server ' +
+          '(http://192.168.1.30:8080, not http://192.168.1.20:8080); enter the token again to keep using it.',
+      })
+      .waitFor()
+    expect(await relay.collector(saved.id)).toMatchObject({
+      hasAccessToken: false,
+      settings: { url: 'http://192.168.1.30:8080/data' },
+    })
+
+    await row('collector', 'Weather API').getByRole('button', { name: 'Edit' }).click()
+    await url.fill('http://169.254.169.254/latest/meta-data/')
+    await form.getByRole('button', { name: 'Save collector' }).click()
+    const error = form.getByTestId('field-error')
+    await error.waitFor()
+    expect(await text(error)).toBe(
+      '169.254.169.254 is a link-local address; the relay does not connect to link-local or cloud metadata ' +
+        'addresses unless it is started with RELAY_ALLOW_LINK_LOCAL=true',
+    )
+    expect((await relay.collector(saved.id)).settings).toEqual({ url: 'http://192.168.1.30:8080/data' })
+  })
+
   it('edits and deletes a stream after asking to confirm', async () => {
     await relay.call('POST', '/api/connections/streams', { name: 'Wall feed', type: 'WebSocket' })
     await page.goto(`${relay.baseUrl}/sources?tab=streams`)

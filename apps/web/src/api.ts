@@ -43,6 +43,7 @@ import {
   type StreamStats,
   sourceRoutes,
   type UpdateCollectorBody,
+  type UpdateCollectorReply,
   type UpdateJunctionBody,
   type UpdateStreamBody,
   unifiedAuthRoutes,
@@ -182,7 +183,11 @@ export const api = {
   createCollector: (body: CreateCollectorBody) =>
     sendJson<Collector>(sourceRoutes.createCollector.method, sourceRoutes.createCollector.url, body),
   updateCollector: (id: string, body: UpdateCollectorBody) =>
-    sendJson<Collector>(sourceRoutes.updateCollector.method, withId(sourceRoutes.updateCollector.url, id), body),
+    sendJson<UpdateCollectorReply>(
+      sourceRoutes.updateCollector.method,
+      withId(sourceRoutes.updateCollector.url, id),
+      body,
+    ),
   deleteCollector: (id: string) =>
     sendEmpty<{ success: true }>(sourceRoutes.deleteCollector.method, withId(sourceRoutes.deleteCollector.url, id)),
   startCollector: (id: string) =>

@@ -90,7 +90,10 @@ export const CreateCollectorBody = Type.Object(
     collectorType: Type.Enum(collectorTypes),
     pollRateMs: Type.Optional(Type.Integer({ minimum: sourceLimits.pollRate.min, maximum: sourceLimits.pollRate.max })),
     settings: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-    /** Sent as a bearer token by GenericAPI collectors; stored encrypted, never returned. */
+    /**
+     * Sent as a bearer token by GenericAPI collectors, only to the origin of their URL (a redirect to
+     * another origin goes without it); stored encrypted, never returned.
+     */
     accessToken: Type.Optional(AccessToken),
     /** When given, the token is also encrypted under this password and stays locked after a restart. */
     accessTokenPassword: Type.Optional(Password),
@@ -103,7 +106,10 @@ export const UpdateCollectorBody = Type.Partial(
   Type.Object(
     {
       ...CreateCollectorBody.properties,
-      /** null removes the token (and its password protection). */
+      /**
+       * null removes the token (and its password protection). Left out, the token is kept, unless the
+       * address moves to another origin: it is then removed (see ACCESS_TOKEN_REMOVED).
+       */
       accessToken: Type.Union([AccessToken, Type.Null()]),
     },
     { additionalProperties: false },
@@ -111,6 +117,19 @@ export const UpdateCollectorBody = Type.Partial(
   { additionalProperties: false, minProperties: 1 },
 )
 export type UpdateCollectorBody = Static<typeof UpdateCollectorBody>
+
+export const collectorWarningCodes = ['ACCESS_TOKEN_REMOVED'] as const
+
+/**
+ * Something a change did beyond what was asked. ACCESS_TOKEN_REMOVED: the collector's address now
+ * points to another origin (scheme, host or port), so its saved token was removed rather than sent
+ * there; the same request must carry the token again to keep one.
+ */
+export const CollectorWarning = Type.Object({ code: Type.Enum(collectorWarningCodes), message: Type.String() })
+export type CollectorWarning = Static<typeof CollectorWarning>
+
+export const UpdateCollectorReply = Type.Object({ ...Collector.properties, warnings: Type.Array(CollectorWarning) })
+export type UpdateCollectorReply = Static<typeof UpdateCollectorReply>
 
 export const UnlockCollectorBody = Type.Object({ password: Password }, { additionalProperties: false })
 
@@ -126,6 +145,70 @@ export const Sensor = Type.Object({
   missing: Type.Boolean(),
 })
 export type Sensor = Static<typeof Sensor>
+
+// Addresses ------------------------------------------------------------------------------------
+
+/** The WHATWG URL parser, global in browsers and Node alike; contracts are typed for neither environment. */
+declare const URL: new (url: string) => { hostname: string; protocol: string; port: string }
+
+/** The settings of collectors and streams that hold an address the relay connects to. */
+export const addressSettings = ['url', 'brokerUrl'] as const
+
+/** The address a collector connects to, which its access token is bound to; undefined for types without one. */
+export function collectorAddress(settings: Record<string, unknown>): string | undefined {
+  const address = addressSettings.map((key) => settings[key]).find((value) => typeof value === 'string')
+  return address as string | undefined
+}
+
+/**
+ * The host a URL connects to, as the network sees it: lower case, without brackets or a trailing
+ * dot, IPv4 in dotted form. Non-HTTP schemes (mqtt:) keep the host as typed, so it is parsed again
+ * as an HTTP host, turning `2852039166` or `0xa9fea9fe` into 169.254.169.254 as a system resolver
+ * would. Undefined when the URL does not parse.
+ */
+export function urlHost(url: string): string | undefined {
+  let hostname: string
+  try {
+    hostname = new URL(url).hostname
+  } catch {
+    return undefined
+  }
+  let host = hostname.toLowerCase()
+  try {
+    host = new URL(`http://${hostname}`).hostname
+  } catch {
+    // Not a valid HTTP host: kept as typed, and the connection fails on its own.
+  }
+  return host.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '')
+}
+
+const defaultPorts: Record<string, string> = { 'http:': '80', 'https:': '443', 'mqtt:': '1883', 'mqtts:': '8883' }
+
+/**
+ * Scheme, host and port of a URL with default ports filled in, so `http://a/x` and `http://A:80/y`
+ * are equal. Unlike `URL.origin` it also works for mqtt: URLs. Undefined when it does not parse.
+ */
+export function urlOrigin(url: string): string | undefined {
+  let parsed: { protocol: string; port: string }
+  try {
+    parsed = new URL(url)
+  } catch {
+    return undefined
+  }
+  const host = urlHost(url) ?? ''
+  const shown = host.includes(':') ? `[${host}]` : host
+  return `${parsed.protocol}//${shown}:${parsed.port || defaultPorts[parsed.protocol] || ''}`
+}
+
+/**
+ * Whether a saved access token may stay when a collector's address changes from `from` to `to`:
+ * only while both point to the same origin (or neither has an address), so it never reaches a
+ * server it was not given for.
+ */
+export function keepsAccessToken(from: string | undefined, to: string | undefined): boolean {
+  const origin = (address: string | undefined) => (address === undefined ? 'none' : (urlOrigin(address) ?? address))
+  return origin(from) === origin(to)
+}
 
 // Streams --------------------------------------------------------------------------------------
 
@@ -249,7 +332,7 @@ export const sourceRoutes = {
   updateCollector: {
     method: 'PATCH',
     url: '/api/collectors/:id',
-    schema: { ...withId, body: UpdateCollectorBody, response: { 200: Collector, ...sourceErrors } },
+    schema: { ...withId, body: UpdateCollectorBody, response: { 200: UpdateCollectorReply, ...sourceErrors } },
   },
   deleteCollector: {
     method: 'DELETE',

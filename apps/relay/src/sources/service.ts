@@ -1,20 +1,25 @@
 import { randomUUID } from 'node:crypto'
 import {
   AppError,
+  addressSettings,
   type Collector,
   type CollectorStats,
+  type CollectorWarning,
   type CreateCollectorBody,
   type CreateJunctionBody,
   type CreateStreamBody,
+  collectorAddress,
   collectorSettingsSchemas,
   invalidField,
   type Junction,
+  keepsAccessToken,
   type Sensor,
   type Stream,
   type StreamStats,
   sourceLimits,
   streamSettingsSchemas,
   type UpdateCollectorBody,
+  type UpdateCollectorReply,
   type UpdateJunctionBody,
   type UpdateStreamBody,
 } from '@relay/contracts'
@@ -25,13 +30,21 @@ import { Value } from 'typebox/value'
 import { collectorStats, streamStats } from '../dashboard/health.js'
 import type { RelayDB } from '../db/schema.js'
 import { open, passwordKey, seal } from '../secrets/secret-box.js'
+import type { Reach } from './reach.js'
 import * as repo from './repo.js'
 import type { SourcesRuntime } from './runtime.js'
 
-export type SourcesDeps = { db: Kysely<RelayDB>; clock: Clock; secretKey: Buffer; runtime: SourcesRuntime }
+export type SourcesDeps = {
+  db: Kysely<RelayDB>
+  clock: Clock
+  secretKey: Buffer
+  runtime: SourcesRuntime
+  /** Which addresses collectors and streams may be given. */
+  reach: Pick<Reach, 'refusalOfUrl'>
+}
 
 /** Collectors, sensors, streams and junctions: validation, secrets, and starting and stopping them. */
-export function createSourcesService({ db, clock, secretKey, runtime }: SourcesDeps) {
+export function createSourcesService({ db, clock, secretKey, runtime, reach }: SourcesDeps) {
   const now = () => clock.now().toISOString()
   /** The token of a collector whose token is sealed with the relay's key (not a password). */
   const readToken = (row: repo.CollectorRow) =>
@@ -112,6 +125,20 @@ export function createSourcesService({ db, clock, secretKey, runtime }: SourcesD
     return { access_token: seal(key, token), access_token_salt: salt.toString('base64url') }
   }
 
+  /** Refuses a URL in the settings whose host is a link-local or metadata address (unless allowed). */
+  function checkReach(settings: Record<string, unknown>): Record<string, unknown> {
+    for (const key of addressSettings) {
+      const value = settings[key]
+      const refusal = typeof value === 'string' ? reach.refusalOfUrl(value) : undefined
+      if (refusal) {
+        throw new AppError('INVALID_REQUEST', refusal, {
+          details: [{ path: `body/settings/${key}`, message: refusal }],
+        })
+      }
+    }
+    return settings
+  }
+
   async function checkLinks(body: Partial<CreateJunctionBody>) {
     const collectorIds = body.collectorIds ?? []
     const streamIds = (body.targets ?? []).map((target) => target.streamId)
@@ -144,7 +171,7 @@ export function createSourcesService({ db, clock, secretKey, runtime }: SourcesD
     },
 
     async createCollector(body: CreateCollectorBody): Promise<Collector> {
-      const settings = checkSettings(collectorSettingsSchemas[body.collectorType], body.settings ?? {})
+      const settings = checkReach(checkSettings(collectorSettingsSchemas[body.collectorType], body.settings ?? {}))
       if (body.accessTokenPassword && !body.accessToken) {
         throw invalidField('accessTokenPassword', 'needs an accessToken to protect')
       }
@@ -167,32 +194,41 @@ export function createSourcesService({ db, clock, secretKey, runtime }: SourcesD
       return toCollector(await collectorRow(id))
     },
 
-    async updateCollector(id: string, body: UpdateCollectorBody): Promise<Collector> {
+    async updateCollector(id: string, body: UpdateCollectorBody): Promise<UpdateCollectorReply> {
       const row = await collectorRow(id)
       const type = body.collectorType ?? row.collector_type
       const typeChanged = type !== row.collector_type
-      const settingsSource = body.settings ?? (typeChanged ? {} : (JSON.parse(row.settings) as Record<string, unknown>))
+      const saved = JSON.parse(row.settings) as Record<string, unknown>
+      const settingsSource = body.settings ?? (typeChanged ? {} : saved)
       const settings = checkSettings(collectorSettingsSchemas[type], settingsSource)
+      if (body.settings || typeChanged) {
+        checkReach(settings)
+      }
       if (body.accessTokenPassword && !body.accessToken) {
         throw invalidField('accessTokenPassword', 'needs an accessToken to protect')
       }
+      // A token is given for one server: sent anywhere else it would hand the credential over.
+      const from = collectorAddress(saved)
+      const to = collectorAddress(settings)
+      const tokenMoved = row.access_token !== null && body.accessToken === undefined && !keepsAccessToken(from, to)
       await repo.updateCollector(db, id, {
         name: body.name ?? row.name,
         collector_type: type,
         poll_rate_ms: body.pollRateMs ?? row.poll_rate_ms,
         settings: JSON.stringify(settings),
         ...(body.accessToken ? await sealToken(body.accessToken, body.accessTokenPassword) : {}),
-        ...(body.accessToken === null ? { access_token: null, access_token_salt: null } : {}),
+        ...(body.accessToken === null || tokenMoved ? { access_token: null, access_token_salt: null } : {}),
         updated_at: now(),
       })
-      if (body.accessToken !== undefined) {
+      if (body.accessToken !== undefined || tokenMoved) {
         runtime.forget(id)
         if (body.accessToken && body.accessTokenPassword) {
           runtime.unlock(id, body.accessToken)
         }
       }
       await runtime.restartCollector(id, readToken)
-      return toCollector(await collectorRow(id))
+      const warnings: CollectorWarning[] = tokenMoved ? [tokenRemovedWarning(from, to)] : []
+      return { ...toCollector(await collectorRow(id)), warnings }
     },
 
     async deleteCollector(id: string): Promise<void> {
@@ -251,7 +287,7 @@ export function createSourcesService({ db, clock, secretKey, runtime }: SourcesD
     },
 
     async createStream(body: CreateStreamBody): Promise<Stream> {
-      const settings = checkSettings(streamSettingsSchemas[body.type], body.settings ?? {})
+      const settings = checkReach(checkSettings(streamSettingsSchemas[body.type], body.settings ?? {}))
       const id = randomUUID()
       const at = now()
       await repo.insertStream(db, {
@@ -274,10 +310,14 @@ export function createSourcesService({ db, clock, secretKey, runtime }: SourcesD
       }
       const type = body.type ?? row.type
       const source = body.settings ?? (type === row.type ? (JSON.parse(row.settings) as Record<string, unknown>) : {})
+      const settings = checkSettings(streamSettingsSchemas[type], source)
+      if (body.settings || type !== row.type) {
+        checkReach(settings)
+      }
       await repo.updateStream(db, id, {
         name: body.name ?? row.name,
         type,
-        settings: JSON.stringify(checkSettings(streamSettingsSchemas[type], source)),
+        settings: JSON.stringify(settings),
         device_name: body.deviceName === undefined ? row.device_name : body.deviceName,
         screen_id: body.screenId === undefined ? row.screen_id : body.screenId,
         updated_at: now(),
@@ -439,6 +479,24 @@ function checkSettings(schema: TSchema, settings: Record<string, unknown>): Reco
     )
   }
   return settings
+}
+
+function tokenRemovedWarning(from: string | undefined, to: string | undefined): CollectorWarning {
+  const message =
+    to === undefined
+      ? `The saved access token was removed because the collector no longer connects to ${shownOrigin(from)}.`
+      : `The saved access token was removed because the address now points to another server (${shownOrigin(to)}` +
+        `${from ? `, not ${shownOrigin(from)}` : ''}); enter the token again to keep using it.`
+  return { code: 'ACCESS_TOKEN_REMOVED', message }
+}
+
+function shownOrigin(address: string | undefined): string {
+  try {
+    const url = new URL(address ?? '')
+    return `${url.protocol}//${url.host}`
+  } catch {
+    return address ?? 'no address'
+  }
 }
 
 function found<T>(row: T | undefined, what: string, id: string): T {

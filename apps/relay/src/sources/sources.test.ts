@@ -5,14 +5,22 @@ import { createTestClock, tempDir } from '@relay/testkit'
 import { Value } from 'typebox/value'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startRelay, testConfig } from '../../test/app.js'
-import { createApp } from '../app.js'
+import { createApp, type RelayApp } from '../app.js'
+import { createDrivers } from './drivers/index.js'
+import { createReach } from './reach.js'
+import { createWebSocketHub } from './websocket-hub.js'
 
 const json = { 'content-type': 'application/json' }
 
-/** A local JSON API whose document the test changes, and a receiver that records what streams POST. */
+/**
+ * A local JSON API whose document the test changes, and a receiver that records what streams POST;
+ * `requests` lists every request's path and Authorization header.
+ */
 async function localServer(handler: (body: string) => { status: number; body?: unknown }) {
   const received: unknown[] = []
+  const requests: { path: string | undefined; authorization: string | undefined }[] = []
   const server: Server = createServer((req, res) => {
+    requests.push({ path: req.url, authorization: req.headers.authorization })
     let body = ''
     req.on('data', (chunk) => {
       body += chunk
@@ -29,7 +37,7 @@ async function localServer(handler: (body: string) => { status: number; body?: u
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   servers.push(server)
-  return { url, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+  return { url, received, requests, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
 }
 
 const servers: Server[] = []
@@ -377,5 +385,264 @@ describe('running sources', () => {
     expect(seen.every((header) => header === 'Bearer secret-token-123')).toBe(true)
     await second.close()
     folder.remove()
+  })
+})
+
+describe('a collector token stays with the server it was given for', () => {
+  const createApi = (app: RelayApp, url: string, extra: Record<string, unknown> = {}) =>
+    app.inject({
+      method: 'POST',
+      url: '/api/collectors',
+      payload: { name: 'API', collectorType: 'GenericAPI', pollRateMs: 1000, settings: { url }, ...extra },
+    })
+  const patch = (app: RelayApp, id: string, payload: Record<string, unknown>) =>
+    app.inject({ method: 'PATCH', url: `/api/collectors/${id}`, payload })
+
+  it('is dropped when only the URL moves to another server, kept for a new token or the same origin', async () => {
+    const a = await localServer(() => ({ status: 200, body: { a: 1 } }))
+    const b = await localServer(() => ({ status: 200, body: { b: 1 } }))
+    const { app } = await startRelay()
+    const { id } = (await createApi(app, `${a.url}/data`, { accessToken: 'token-for-a' })).json()
+    await app.inject({ method: 'POST', url: `/api/collectors/${id}/start` })
+    await until(
+      async () => a.requests,
+      (requests) => requests.length > 0,
+    )
+    expect(a.requests[0]).toEqual({ path: '/data', authorization: 'Bearer token-for-a' })
+
+    const moved = await patch(app, id, { settings: { url: `${b.url}/data` } })
+    expect(moved.statusCode).toBe(200)
+    expect(moved.json()).toMatchObject({
+      hasAccessToken: false,
+      externalAccessToken: false,
+      running: true,
+      settings: { url: `${b.url}/data` },
+      warnings: [
+        {
+          code: 'ACCESS_TOKEN_REMOVED',
+          message: `The saved access token was removed because the address now points to another server (${b.url}, not ${a.url}); enter the token again to keep using it.`,
+        },
+      ],
+    })
+    // Two polls of B: the one at the restart and the next one on the timer.
+    await until(
+      async () => b.requests,
+      (requests) => requests.length >= 2,
+    )
+    expect(b.requests.length).toBeGreaterThanOrEqual(2)
+    expect(b.requests.every((request) => request.authorization === undefined)).toBe(true)
+    const stored = (await app.inject({ url: `/api/collectors/${id}` })).json()
+    expect(stored).toMatchObject({ hasAccessToken: false, lastFetchSuccessful: true })
+    expect(stored).not.toHaveProperty('warnings')
+
+    const retyped = await patch(app, id, { settings: { url: `${a.url}/data` }, accessToken: 'second-token' })
+    expect(retyped.json()).toMatchObject({ hasAccessToken: true, warnings: [] })
+    await until(
+      async () => a.requests,
+      (requests) => requests.some((request) => request.authorization === 'Bearer second-token'),
+    )
+    const samePlace = await patch(app, id, { settings: { url: `${a.url}/v2/data` } })
+    expect(samePlace.json()).toMatchObject({ hasAccessToken: true, warnings: [] })
+    const onV2 = await until(
+      async () => a.requests.filter((request) => request.path === '/v2/data'),
+      (requests) => requests.length > 0,
+    )
+    expect(onV2[0]).toEqual({ path: '/v2/data', authorization: 'Bearer second-token' })
+    expect(b.requests.every((request) => request.authorization === undefined)).toBe(true)
+  })
+
+  it('is dropped with its password protection, and when a type change gives or takes the address', async () => {
+    const { app } = await startRelay()
+    const locked = (
+      await createApi(app, 'http://192.168.1.20/data', { accessToken: 'abc', accessTokenPassword: 'correct horse' })
+    ).json()
+    expect(locked).toMatchObject({ hasAccessToken: true, externalAccessToken: true })
+    const renamed = await patch(app, locked.id, { name: 'Renamed', settings: { url: 'http://192.168.1.20:80/other' } })
+    expect(renamed.json()).toMatchObject({ hasAccessToken: true, externalAccessToken: true, warnings: [] })
+    const https = await patch(app, locked.id, { settings: { url: 'https://192.168.1.20/data' } })
+    expect(https.json()).toMatchObject({
+      hasAccessToken: false,
+      externalAccessToken: false,
+      unlocked: true,
+      warnings: [{ code: 'ACCESS_TOKEN_REMOVED' }],
+    })
+
+    const virtual = (
+      await app.inject({
+        method: 'POST',
+        url: '/api/collectors',
+        payload: { name: 'V', collectorType: 'Virtual', settings: { sensorCount: 1 }, accessToken: 'abc' },
+      })
+    ).json()
+    expect((await patch(app, virtual.id, { name: 'Still virtual' })).json()).toMatchObject({
+      hasAccessToken: true,
+      warnings: [],
+    })
+    const given = await patch(app, virtual.id, { collectorType: 'GenericAPI', settings: { url: 'http://10.0.0.5/' } })
+    expect(given.json()).toMatchObject({ hasAccessToken: false, warnings: [{ code: 'ACCESS_TOKEN_REMOVED' }] })
+
+    const broker = (
+      await app.inject({
+        method: 'POST',
+        url: '/api/collectors',
+        payload: {
+          name: 'M',
+          collectorType: 'MQTT',
+          settings: { brokerUrl: 'mqtt://broker.lan', topics: ['a'] },
+          accessToken: 'abc',
+        },
+      })
+    ).json()
+    const samePort = await patch(app, broker.id, { settings: { brokerUrl: 'mqtt://Broker.lan:1883', topics: ['b'] } })
+    expect(samePort.json()).toMatchObject({ hasAccessToken: true, warnings: [] })
+    const taken = await patch(app, broker.id, { collectorType: 'Host' })
+    expect(taken.json()).toMatchObject({
+      hasAccessToken: false,
+      warnings: [
+        {
+          code: 'ACCESS_TOKEN_REMOVED',
+          message:
+            'The saved access token was removed because the collector no longer connects to mqtt://Broker.lan:1883.',
+        },
+      ],
+    })
+
+    const asked = (await createApi(app, 'http://192.168.1.20/', { accessToken: 'abc' })).json()
+    const removed = await patch(app, asked.id, { settings: { url: 'http://192.168.1.30/' }, accessToken: null })
+    expect(removed.json()).toMatchObject({ hasAccessToken: false, warnings: [] })
+  })
+})
+
+describe('what collectors and streams may connect to', () => {
+  const refused = [
+    'http://169.254.169.254/latest/meta-data/',
+    'http://2852039166/',
+    'http://0xa9fea9fe/',
+    'http://[::ffff:169.254.169.254]/',
+    'http://[fe80::1]:8080/',
+    'http://metadata.google.internal/computeMetadata/v1/',
+  ]
+
+  it.each(refused)('refuses a GenericAPI collector at %s on create and on update', async (url) => {
+    const { app } = await startRelay()
+    const created = await app.inject({
+      method: 'POST',
+      url: '/api/collectors',
+      payload: { name: 'API', collectorType: 'GenericAPI', settings: { url } },
+    })
+    expect(created.statusCode).toBe(400)
+    const error = created.json()
+    expect(Value.Check(ErrorBody, error)).toBe(true)
+    expect(error).toMatchObject({ code: 'INVALID_REQUEST', details: [{ path: 'body/settings/url' }] })
+    expect(error.error).toMatch(/^\S+ is (a link-local address|the name of a cloud metadata service); /)
+    expect(error.error).toContain('unless it is started with RELAY_ALLOW_LINK_LOCAL=true')
+    expect((await app.inject({ url: '/api/collectors' })).json()).toEqual([])
+
+    const { id } = (
+      await app.inject({
+        method: 'POST',
+        url: '/api/collectors',
+        payload: { name: 'API', collectorType: 'GenericAPI', settings: { url: 'http://192.168.1.20/data' } },
+      })
+    ).json()
+    const updated = await app.inject({ method: 'PATCH', url: `/api/collectors/${id}`, payload: { settings: { url } } })
+    expect(updated.statusCode).toBe(400)
+    expect(updated.json()).toMatchObject({ code: 'INVALID_REQUEST', details: [{ path: 'body/settings/url' }] })
+    expect((await app.inject({ url: `/api/collectors/${id}` })).json().settings).toEqual({
+      url: 'http://192.168.1.20/data',
+    })
+  })
+
+  const elsewhere = [
+    [
+      '/api/collectors',
+      { name: 'M', collectorType: 'MQTT', settings: { brokerUrl: 'mqtt://0xa9fea9fe', topics: ['a'] } },
+    ],
+    ['/api/connections/streams', { name: 'H', type: 'HTTP', settings: { url: 'http://169.254.169.254/' } }],
+    ['/api/connections/streams', { name: 'M', type: 'MQTT', settings: { brokerUrl: 'mqtts://[fe80::1]', topic: 't' } }],
+  ] as const
+
+  it('refuses link-local MQTT brokers and stream targets too, and a stream updated to one', async () => {
+    const { app } = await startRelay()
+    for (const [url, payload] of elsewhere) {
+      const res = await app.inject({ method: 'POST', url, payload })
+      expect(res.statusCode).toBe(400)
+      expect(res.json().error).toContain('RELAY_ALLOW_LINK_LOCAL=true')
+    }
+    const stream = (
+      await app.inject({
+        method: 'POST',
+        url: '/api/connections/streams',
+        payload: { name: 'H', type: 'HTTP', settings: { url: 'http://192.168.1.20/in' } },
+      })
+    ).json()
+    const updated = await app.inject({
+      method: 'PATCH',
+      url: `/api/connections/streams/${stream.id}`,
+      payload: { settings: { url: 'http://0251.0376.0251.0376/' } },
+    })
+    expect(updated.statusCode).toBe(400)
+    expect(updated.json()).toMatchObject({ details: [{ path: 'body/settings/url' }] })
+    expect(updated.json().error).toMatch(/^169\.254\.169\.254 is a link-local address; /)
+  })
+
+  it('accepts them all when the relay is started with RELAY_ALLOW_LINK_LOCAL=true', async () => {
+    const { app } = await startRelay({ env: { RELAY_ALLOW_LINK_LOCAL: 'true' } })
+    for (const url of refused) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/collectors',
+        payload: { name: 'API', collectorType: 'GenericAPI', settings: { url } },
+      })
+      expect(res.statusCode).toBe(201)
+    }
+    for (const [url, payload] of elsewhere) {
+      expect((await app.inject({ method: 'POST', url, payload })).statusCode).toBe(201)
+    }
+  })
+
+  it('refuses at connect time a name that resolves to a link-local address, and the collector says why', async () => {
+    const api = await localServer(() => ({ status: 200, body: { temp: 20 } }))
+    const port = new URL(api.url).port
+    // Names only this relay knows: one on this machine, one pointing at the metadata address.
+    const reach = createReach({
+      allowLinkLocal: false,
+      resolve: async (hostname) => [{ address: hostname === 'lan.test' ? '127.0.0.1' : '169.254.169.254', family: 4 }],
+    })
+    const folder = tempDir()
+    const app = await createApp(testConfig(folder.path, { RELAY_WEB_DIR: folder.path }), {
+      drivers: createDrivers({ virtualSink: () => {}, webSocketHub: createWebSocketHub(), reach }),
+    })
+    try {
+      const create = async (url: string) => {
+        const res = await app.inject({
+          method: 'POST',
+          url: '/api/collectors',
+          payload: { name: url, collectorType: 'GenericAPI', pollRateMs: 60_000, settings: { url } },
+        })
+        expect(res.statusCode).toBe(201)
+        await app.inject({ method: 'POST', url: `/api/collectors/${res.json().id}/start` })
+        return until(
+          async () => (await app.inject({ url: `/api/collectors/${res.json().id}` })).json(),
+          (collector) => collector.lastFetchTime !== null,
+        )
+      }
+      expect(await create(`http://lan.test:${port}/data`)).toMatchObject({
+        lastFetchSuccessful: true,
+        lastFetchTotalSensors: 1,
+      })
+      const refusedAtConnect = await create(`http://metadata.test:${port}/data`)
+      expect(refusedAtConnect).toMatchObject({
+        lastFetchSuccessful: false,
+        lastFetchErrorMessage:
+          `Cannot reach http://metadata.test:${port}/data: metadata.test resolves to 169.254.169.254, a link-local ` +
+          'address; the relay does not connect to link-local or cloud metadata addresses unless it is started with ' +
+          'RELAY_ALLOW_LINK_LOCAL=true',
+      })
+      expect(api.requests).toHaveLength(1)
+    } finally {
+      await app.close()
+      folder.remove()
+    }
   })
 })

@@ -1,9 +1,10 @@
-import { type Collector, type CreateCollectorBody, sourceLimits } from '@relay/contracts'
+import { type Collector, type CreateCollectorBody, sourceLimits, type UpdateCollectorReply } from '@relay/contracts'
 import { useMutation } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { toast } from 'sonner'
 import { api } from '../api'
 import {
+  accessTokenRemoval,
   type CollectorDraft,
   collectorFields,
   collectorTypeOptions,
@@ -23,10 +24,14 @@ export function CollectorForm({ collector, onDone }: { collector?: Collector; on
   const [errors, setErrors] = useState<FormErrors>(noErrors)
 
   const save = useMutation({
-    mutationFn: (body: CreateCollectorBody) =>
-      collector ? api.updateCollector(collector.id, body) : api.createCollector(body),
+    mutationFn: async (body: CreateCollectorBody): Promise<UpdateCollectorReply> =>
+      collector ? api.updateCollector(collector.id, body) : { ...(await api.createCollector(body)), warnings: [] },
     onSuccess: async (saved) => {
       toast.success(collector ? `Saved collector ${saved.name}` : `Created collector ${saved.name}`)
+      // Shown after the form closes: a token removed because the address moved to another server.
+      for (const warning of saved.warnings) {
+        toast.warning(warning.message)
+      }
       await refresh()
       onDone()
     },
@@ -49,6 +54,7 @@ export function CollectorForm({ collector, onDone }: { collector?: Collector; on
   }
 
   const error = (field: (typeof collectorFields)[number]) => errors.fields[field]
+  const tokenRemoval = accessTokenRemoval(collector, draft)
   const { min, max } = sourceLimits.pollRate
 
   return (
@@ -106,7 +112,17 @@ export function CollectorForm({ collector, onDone }: { collector?: Collector; on
         </Field>
         <TypeSettings draft={draft} errors={errors} edit={edit} />
         {draft.collectorType === 'GenericAPI' && (
-          <AccessTokenFields draft={draft} collector={collector} errors={errors} edit={edit} />
+          <AccessTokenFields
+            draft={draft}
+            tokenKept={collector?.hasAccessToken && !tokenRemoval}
+            errors={errors}
+            edit={edit}
+          />
+        )}
+        {tokenRemoval && (
+          <p role="status" className={`${styles.warningNote} ${styles.wide}`} data-testid="token-removal-note">
+            {tokenRemoval}
+          </p>
         )}
       </div>
       <FormAlert messages={errors.form} />
@@ -254,16 +270,12 @@ function NumberField(props: {
   )
 }
 
-function AccessTokenFields({ draft, collector, errors, edit }: PartProps & { collector?: Collector }) {
+function AccessTokenFields({ draft, tokenKept, errors, edit }: PartProps & { tokenKept?: boolean }) {
   return (
     <>
       <Field
         label="Access token (optional)"
-        hint={
-          collector?.hasAccessToken
-            ? 'A token is stored. Leave empty to keep it.'
-            : 'Sent as a bearer token; stored encrypted.'
-        }
+        hint={tokenKept ? 'A token is stored. Leave empty to keep it.' : 'Sent as a bearer token; stored encrypted.'}
         error={errors.fields.accessToken}
       >
         {(control) => (

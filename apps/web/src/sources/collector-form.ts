@@ -1,4 +1,11 @@
-import { type Collector, type CollectorType, type CreateCollectorBody, sourceLimits } from '@relay/contracts'
+import {
+  type Collector,
+  type CollectorType,
+  type CreateCollectorBody,
+  collectorAddress,
+  keepsAccessToken,
+  sourceLimits,
+} from '@relay/contracts'
 
 /** The types a person can create; EventEngine is the relay's own. */
 export const editableCollectorTypes = ['GenericAPI', 'MQTT', 'Virtual', 'Host'] as const
@@ -106,6 +113,34 @@ export function toCollectorBody(draft: CollectorDraft): CollectorCheck {
     }
   }
   return { ok: true, body }
+}
+
+/**
+ * What to tell the person when saving the draft would remove the collector's saved access token:
+ * the relay removes it when the address moves to another origin and no new token comes with it.
+ */
+export function accessTokenRemoval(collector: Collector | undefined, draft: CollectorDraft): string | undefined {
+  const typesToken = draft.collectorType === 'GenericAPI'
+  if (!collector?.hasAccessToken || (typesToken && draft.accessToken)) {
+    return undefined
+  }
+  if (keepsAccessToken(collectorAddress(collector.settings), draftAddress(draft))) {
+    return undefined
+  }
+  return typesToken
+    ? 'The saved access token will be removed because the address points to another server; enter it again to keep using it.'
+    : 'The saved access token will be removed because the collector no longer connects to the server it was saved for.'
+}
+
+function draftAddress(draft: CollectorDraft): string | undefined {
+  switch (draft.collectorType) {
+    case 'GenericAPI':
+      return draft.url.trim()
+    case 'MQTT':
+      return draft.brokerUrl.trim()
+    default:
+      return undefined
+  }
 }
 
 function settingsOf(draft: CollectorDraft, errors: Partial<Record<(typeof collectorFields)[number], string>>) {

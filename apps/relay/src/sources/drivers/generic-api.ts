@@ -1,14 +1,21 @@
+import type { Reach } from '../reach.js'
+import { httpRequest } from './http-request.js'
 import type { CollectorDriver, Reading, SensorValue } from './types.js'
 
 type SensorSpec = { path: string; name?: string; unit?: string }
 
 const maxDiscovered = 1000
+const maxDocumentBytes = 10 * 1024 * 1024
 
 /**
  * Polls a JSON URL. Listed sensors are read by path; without a list, every scalar in the document
  * becomes a sensor named by its path. A listed path that is absent is simply not reported (lost).
  */
-export function genericApiCollector(settings: Record<string, unknown>, accessToken: string | null): CollectorDriver {
+export function genericApiCollector(
+  settings: Record<string, unknown>,
+  accessToken: string | null,
+  reach: Reach,
+): CollectorDriver {
   const url = String(settings.url)
   const specs = Array.isArray(settings.sensors) ? (settings.sensors as SensorSpec[]) : []
   return {
@@ -17,13 +24,13 @@ export function genericApiCollector(settings: Record<string, unknown>, accessTok
       if (accessToken) {
         headers.authorization = `Bearer ${accessToken}`
       }
-      const response = await fetch(url, { headers, signal, redirect: 'follow' })
-      if (!response.ok) {
+      const response = await httpRequest(reach, url, { method: 'GET', headers, signal, maxBytes: maxDocumentBytes })
+      if (response.status < 200 || response.status > 299) {
         throw new Error(`${url} answered HTTP ${response.status}`)
       }
       let document: unknown
       try {
-        document = await response.json()
+        document = JSON.parse(response.body.toString('utf8'))
       } catch {
         throw new Error(`${url} did not answer with JSON`)
       }

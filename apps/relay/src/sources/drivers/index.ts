@@ -1,3 +1,4 @@
+import type { Reach } from '../reach.js'
 import type { DriverFactories } from '../runtime.js'
 import type { WebSocketHub } from '../websocket-hub.js'
 import { comStream } from './com-stream.js'
@@ -14,19 +15,21 @@ export type DriverOptions = {
   virtualSink: (streamId: string, payload: StreamPayload) => void
   /** Serves what WebSocket streams send to their subscribers. */
   webSocketHub: WebSocketHub
+  /** What collectors and streams may connect to. */
+  reach: Reach
 }
 
 /** The built-in drivers. */
-export function createDrivers({ virtualSink, webSocketHub }: DriverOptions): DriverFactories {
+export function createDrivers({ virtualSink, webSocketHub, reach }: DriverOptions): DriverFactories {
   return {
     collector(input) {
       switch (input.collectorType) {
         case 'Host':
           return hostCollector()
         case 'GenericAPI':
-          return genericApiCollector(input.settings, input.accessToken)
+          return genericApiCollector(input.settings, input.accessToken, reach)
         case 'MQTT':
-          return mqttCollector(input.settings, input.pollRateMs)
+          return mqttCollector(input.settings, input.pollRateMs, reach)
         case 'Virtual':
           return virtualCollector(input.settings)
         case 'EventEngine':
@@ -38,9 +41,9 @@ export function createDrivers({ virtualSink, webSocketHub }: DriverOptions): Dri
     stream(input) {
       switch (input.type) {
         case 'HTTP':
-          return httpStream(input.settings)
+          return httpStream(input.settings, reach)
         case 'MQTT':
-          return mqttStream(input.settings)
+          return mqttStream(input.settings, reach)
         case 'WebSocket':
           return webSocketStream(webSocketHub, input.id)
         case 'COM':

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto'
+import { type AddressInfo, createServer } from 'node:net'
 import { requirement } from '@relay/testkit'
 import { connectAsync, type MqttClient } from 'mqtt'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { createReach } from '../reach.js'
 import { mqttCollector, mqttStream } from './mqtt.js'
 import type { CollectorDriver, Reading, StreamDriver, StreamPayload } from './types.js'
 
@@ -22,6 +24,12 @@ const pollRateMs = 100
 const within = () => AbortSignal.timeout(5000)
 const uniqueTopic = () => `relay-test/${randomUUID()}`
 const sorted = (readings: Reading[]) => readings.toSorted((a, b) => a.externalId.localeCompare(b.externalId))
+const reach = createReach({ allowLinkLocal: false })
+/** Names only these tests know: one for the local broker, one that points at the metadata address. */
+const named = createReach({
+  allowLinkLocal: false,
+  resolve: async (hostname) => [{ address: hostname === 'broker.test' ? '127.0.0.1' : '169.254.169.254', family: 4 }],
+})
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const payload: StreamPayload = {
@@ -48,7 +56,7 @@ afterEach(async () => {
 
 describe('MQTT drivers without a broker', () => {
   it('rejects every fetch with the broker address and the reason while the broker is unreachable', async () => {
-    const collector = track(mqttCollector({ brokerUrl: 'mqtt://127.0.0.1:1', topics: ['a/b'] }, pollRateMs))
+    const collector = track(mqttCollector({ brokerUrl: 'mqtt://127.0.0.1:1', topics: ['a/b'] }, pollRateMs, reach))
     await expect(collector.fetch(within())).rejects.toThrow(
       /^MQTT broker mqtt:\/\/127\.0\.0\.1:1 is not reachable: .*ECONNREFUSED/,
     )
@@ -56,10 +64,46 @@ describe('MQTT drivers without a broker', () => {
   })
 
   it('rejects a send while the broker is unreachable, without showing the password', async () => {
-    const stream = track(mqttStream({ brokerUrl: 'mqtt://relay:secret@127.0.0.1:1', topic: 'a/b' }))
+    const stream = track(mqttStream({ brokerUrl: 'mqtt://relay:secret@127.0.0.1:1', topic: 'a/b' }, reach))
     const failure = stream.send(payload, within())
     await expect(failure).rejects.toThrow(/^MQTT broker mqtt:\/\/relay:\*\*\*@127\.0\.0\.1:1 is not reachable/)
     await expect(failure).rejects.not.toThrow(/secret/)
+  })
+
+  it('logs in with the user name and password of the broker URL', async () => {
+    const received: Buffer[] = []
+    const server = createServer((socket) => socket.on('data', (chunk) => received.push(chunk)))
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const { port } = server.address() as AddressInfo
+      const collector = track(
+        mqttCollector(
+          { brokerUrl: `mqtt://relay%20user:p%40ss@127.0.0.1:${port}`, topics: ['a/b'] },
+          pollRateMs,
+          reach,
+        ),
+      )
+      void collector.fetch(AbortSignal.timeout(200)).catch(() => {})
+      await expect.poll(() => Buffer.concat(received).toString('latin1')).toMatch(/MQTT.*relay user.*p@ss/s)
+    } finally {
+      server.close()
+    }
+  })
+
+  it('refuses a broker whose name resolves to a link-local address, saying how to allow it', async () => {
+    const collector = track(
+      mqttCollector({ brokerUrl: 'mqtt://metadata.test:1883', topics: ['a/b'] }, pollRateMs, named),
+    )
+    await expect(collector.fetch(within())).rejects.toThrow(
+      /^MQTT broker mqtt:\/\/metadata\.test:1883 is not reachable: metadata\.test resolves to 169\.254\.169\.254, a link-local address; .*RELAY_ALLOW_LINK_LOCAL=true/,
+    )
+  })
+
+  it('refuses a broker written as a link-local address in any form', async () => {
+    for (const brokerUrl of ['mqtt://0xa9fea9fe:1883', 'mqtt://2852039166', 'mqtts://[::ffff:169.254.169.254]']) {
+      const stream = track(mqttStream({ brokerUrl, topic: 'a/b' }, reach))
+      await expect(stream.send(payload, within())).rejects.toThrow(/is not reachable: .* is a link-local address/)
+    }
   })
 })
 
@@ -75,7 +119,7 @@ describe.skipIf(!mosquitto.available)('MQTT drivers against Mosquitto', () => {
 
   it('reports the latest value of each topic under a wildcard, JSON objects field by field', async () => {
     const base = uniqueTopic()
-    const collector = track(mqttCollector({ brokerUrl, topics: [`${base}/#`] }, pollRateMs))
+    const collector = track(mqttCollector({ brokerUrl, topics: [`${base}/#`] }, pollRateMs, reach))
     expect(await collector.fetch(within())).toEqual([])
 
     await publish(`${base}/temp`, '20')
@@ -104,9 +148,21 @@ describe.skipIf(!mosquitto.available)('MQTT drivers against Mosquitto', () => {
       ])
   })
 
+  it("connects to a broker by a name, through the relay's resolver", async () => {
+    const base = uniqueTopic()
+    const collector = track(
+      mqttCollector({ brokerUrl: 'mqtt://broker.test:1883', topics: [`${base}/#`] }, 60_000, named),
+    )
+    await collector.fetch(within())
+    await publish(`${base}/level`, '7')
+    await expect
+      .poll(async () => collector.fetch(within()))
+      .toEqual([{ externalId: `${base}/level`, name: `${base}/level`, unit: null, value: 7 }])
+  })
+
   it('forgets a topic cleared with an empty message', async () => {
     const base = uniqueTopic()
-    const collector = track(mqttCollector({ brokerUrl, topics: [`${base}/#`] }, 60_000))
+    const collector = track(mqttCollector({ brokerUrl, topics: [`${base}/#`] }, 60_000, reach))
     await collector.fetch(within())
     const ids = async () => (await collector.fetch(within())).map((reading) => reading.externalId)
 
@@ -119,7 +175,7 @@ describe.skipIf(!mosquitto.available)('MQTT drivers against Mosquitto', () => {
 
   it('listens to several topics and ignores the others', async () => {
     const base = uniqueTopic()
-    const collector = track(mqttCollector({ brokerUrl, topics: [`${base}/a`, `${base}/+/level`] }, pollRateMs))
+    const collector = track(mqttCollector({ brokerUrl, topics: [`${base}/a`, `${base}/+/level`] }, pollRateMs, reach))
     await collector.fetch(within())
 
     await publish(`${base}/a`, '1')
@@ -135,7 +191,7 @@ describe.skipIf(!mosquitto.available)('MQTT drivers against Mosquitto', () => {
     const base = uniqueTopic()
     // Slower than the other tests, so a busy machine cannot delay the steady topic past the window.
     const pollRateMs = 200
-    const collector = track(mqttCollector({ brokerUrl, topics: [`${base}/#`] }, pollRateMs))
+    const collector = track(mqttCollector({ brokerUrl, topics: [`${base}/#`] }, pollRateMs, reach))
     await collector.fetch(within())
     const ids = async () => sorted(await collector.fetch(within())).map((reading) => reading.externalId)
 
@@ -154,7 +210,7 @@ describe.skipIf(!mosquitto.available)('MQTT drivers against Mosquitto', () => {
   })
 
   it('rejects fetches when the broker refuses the subscription', async () => {
-    const collector = track(mqttCollector({ brokerUrl, topics: ['relay-test/#/wrong'] }, pollRateMs))
+    const collector = track(mqttCollector({ brokerUrl, topics: ['relay-test/#/wrong'] }, pollRateMs, reach))
     await expect(collector.fetch(within())).rejects.toThrow(
       /^MQTT broker mqtt:\/\/127\.0\.0\.1:1883: cannot subscribe to relay-test\/#\/wrong/,
     )
@@ -167,7 +223,7 @@ describe.skipIf(!mosquitto.available)('MQTT drivers against Mosquitto', () => {
     try {
       subscriber.on('message', (_topic, message) => received.push(JSON.parse(message.toString('utf8'))))
       await subscriber.subscribeAsync(topic, { qos: 1 })
-      const stream = track(mqttStream({ brokerUrl, topic }))
+      const stream = track(mqttStream({ brokerUrl, topic }, reach))
 
       await stream.send(payload, within())
       await stream.send({ ...payload, sentAt: '2025-01-01T00:00:01.000Z' }, within())

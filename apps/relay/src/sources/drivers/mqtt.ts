@@ -1,5 +1,6 @@
-import { sourceLimits } from '@relay/contracts'
-import { connect, type IClientOptions, type MqttClient } from 'mqtt'
+import { sourceLimits, urlHost } from '@relay/contracts'
+import { type IClientOptions, MqttClient } from 'mqtt'
+import type { Reach } from '../reach.js'
 import type { CollectorDriver, Reading, SensorValue, StreamDriver } from './types.js'
 import { untilAborted } from './until-aborted.js'
 
@@ -20,7 +21,7 @@ const clientOptions: IClientOptions = {
  * A fetch reports the topics heard from within the last three poll intervals, so a topic that stops
  * publishing is lost; it throws while the broker is not connected.
  */
-export function mqttCollector(settings: Record<string, unknown>, pollRateMs: number): CollectorDriver {
+export function mqttCollector(settings: Record<string, unknown>, pollRateMs: number, reach: Reach): CollectorDriver {
   const topics = Array.isArray(settings.topics) ? settings.topics.map(String) : []
   const latest = new Map<string, { receivedAt: number; readings: Reading[] }>()
   const maxAge = freshIntervals * pollRateMs
@@ -33,7 +34,7 @@ export function mqttCollector(settings: Record<string, unknown>, pollRateMs: num
     }
   }
 
-  const connection = createMqttConnection(String(settings.brokerUrl), {
+  const connection = createMqttConnection(String(settings.brokerUrl), reach, {
     async onConnect(client) {
       const granted = await client.subscribeAsync(topics, { qos: 0 }).catch((err: unknown) => {
         throw new Error(`cannot subscribe to ${topics.join(', ')}: ${describe(err)}`)
@@ -71,9 +72,9 @@ export function mqttCollector(settings: Record<string, unknown>, pollRateMs: num
 }
 
 /** Publishes each payload as JSON to `topic` with QoS 1: a send succeeds once the broker has it. */
-export function mqttStream(settings: Record<string, unknown>): StreamDriver {
+export function mqttStream(settings: Record<string, unknown>, reach: Reach): StreamDriver {
   const topic = String(settings.topic)
-  const connection = createMqttConnection(String(settings.brokerUrl), {})
+  const connection = createMqttConnection(String(settings.brokerUrl), reach, {})
   return {
     async send(payload, signal) {
       const client = await connection.ready(signal)
@@ -133,7 +134,7 @@ type ConnectionHooks = {
  * One MQTT client opened on first use that reconnects by itself. `ready` waits for a connection
  * attempt in progress and throws at once while the broker is known to be down.
  */
-function createMqttConnection(brokerUrl: string, { onConnect, onMessage }: ConnectionHooks) {
+function createMqttConnection(brokerUrl: string, reach: Reach, { onConnect, onMessage }: ConnectionHooks) {
   const url = withoutPassword(brokerUrl)
   let client: MqttClient | undefined
   let state: 'connecting' | 'ready' | 'down' = 'connecting'
@@ -152,7 +153,7 @@ function createMqttConnection(brokerUrl: string, { onConnect, onMessage }: Conne
   const open = (): MqttClient => {
     state = 'connecting'
     problem = undefined
-    const opened = connect(brokerUrl, clientOptions)
+    const opened = openClient(brokerUrl, reach)
     opened.on('connect', () => {
       problem = undefined
       const setup = onConnect ? onConnect(opened) : Promise.resolve()
@@ -223,6 +224,22 @@ function createMqttConnection(brokerUrl: string, { onConnect, onMessage }: Conne
       await closing?.endAsync(true)
     },
   }
+}
+
+/**
+ * An MQTT client whose every (re)connect goes through `reach`: mqtt.js's own connect() opens
+ * plain TCP sockets without a resolver hook, so the URL is read here and the socket made by reach.
+ */
+function openClient(brokerUrl: string, reach: Reach): MqttClient {
+  const url = new URL(brokerUrl)
+  const secure = url.protocol === 'mqtts:'
+  const host = urlHost(brokerUrl) ?? url.hostname
+  const port = Number(url.port) || (secure ? 8883 : 1883)
+  return new MqttClient(() => reach.connect({ host, port, tls: secure }), {
+    ...clientOptions,
+    ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+  })
 }
 
 /** Error text for a person: Node reports a refused dual-stack connect as an AggregateError without a message. */
