@@ -6,8 +6,19 @@ type Listenable = Parameters<typeof closeOnSignals>[0] & {
 }
 
 /**
+ * A start-up failure the operator can act on from its message alone (a damaged data file, say):
+ * `runServer` prints just the message, like a bad configuration's.
+ */
+export class StartupError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options)
+    this.name = 'StartupError'
+  }
+}
+
+/**
  * The body of an app's main.ts: read the config, build the app, listen, close on signals.
- * A bad configuration prints its one message and exits 1, without a stack trace.
+ * A bad configuration or a `StartupError` prints its one message and exits 1, without a stack trace.
  */
 export async function runServer<Config extends { port: number; host: string }>(
   loadConfig: (env: NodeJS.ProcessEnv) => Config,
@@ -19,7 +30,7 @@ export async function runServer<Config extends { port: number; host: string }>(
     closeOnSignals(app)
     await app.listen({ port: config.port, host: config.host })
   } catch (err) {
-    console.error(err instanceof ConfigError ? err.message : err)
+    console.error(err instanceof ConfigError || err instanceof StartupError ? err.message : err)
     process.exit(1)
   }
 }

@@ -3,12 +3,21 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { sessionCookieName } from '@relay/contracts'
-import { createHttpBrowser, createTestClock, defined, freePort, tempDir } from '@relay/testkit'
+import {
+  createHttpBrowser,
+  createTestClock,
+  defined,
+  freePort,
+  type HttpBrowser,
+  submitForm,
+  tempDir,
+} from '@relay/testkit'
 import { decodeJwt } from 'jose'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { TestCloud } from '../../../cloud/test/cloud-server.js'
 import {
   addCloudUser,
+  cloudPassword,
   createShiftedClock,
   signInThroughCloud,
   startCloud,
@@ -31,6 +40,68 @@ afterAll(async () => {
 beforeEach(() => {
   cloudClock.offset = 0
 })
+
+/**
+ * Starts a cloud sign-in from the relay and follows it as far as the cloud takes the browser on its
+ * own: to its password form, or straight back to the relay's callback when it signs the browser in.
+ */
+async function startCloudSignIn(browser: HttpBrowser, relayUrl: string) {
+  const start = await browser.request(`${relayUrl}/api/unified-auth/cloud/login`)
+  expect(start.status).toBe(302)
+  const authorizationUrl = new URL(defined(start.headers.get('location')))
+  const reached = await browser.follow(authorizationUrl, (next) => next.origin === cloud.url)
+  return { authorizationUrl, reached }
+}
+
+/** The cloud answered with its sign-in page (email and password), not with a redirect back. */
+async function expectPasswordForm(reached: { response: Response; url: URL }) {
+  expect(reached.url.origin).toBe(cloud.url)
+  expect(reached.url.pathname).toMatch(/^\/interaction\//)
+  expect(reached.response.status).toBe(200)
+  const page = await reached.response.text()
+  expect(page).toContain('Sign in to Relay Cloud')
+  expect(page).toMatch(/<input id="email" name="email"/)
+  expect(page).toMatch(/<input id="password" name="password" type="password"/)
+}
+
+/**
+ * Signs in on the cloud's password form the browser is at; returns the relay's answer to the callback.
+ * When the form signs in another account than the browser's cloud session holds, the cloud first ends
+ * that session with a form its page submits by script: submitted here as a browser would.
+ */
+async function submitPasswordForm(browser: HttpBrowser, formUrl: URL, email: string) {
+  const login = await submitForm(browser, new URL(`${formUrl.pathname}/login`, cloud.url), {
+    email,
+    password: cloudPassword,
+  })
+  expect(login.status).toBe(303)
+  const staysAtCloud = (next: URL) => next.origin === cloud.url
+  let back = await browser.follow(new URL(defined(login.headers.get('location')), cloud.url), staysAtCloud)
+  if (back.url.origin === cloud.url) {
+    const page = await back.response.text()
+    const action = defined(page.match(/<form method="post" action="([^"]+)"/)?.[1])
+    expect(new URL(action).pathname).toBe('/oauth/session/end/confirm')
+    const fields = [...page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)]
+    const ended = await submitForm(browser, action, Object.fromEntries(fields.map(([, name, value]) => [name, value])))
+    back = await browser.follow(new URL(defined(ended.headers.get('location')), cloud.url), staysAtCloud)
+  }
+  expect(back.url.pathname).toBe('/api/unified-auth/cloud/callback')
+  return browser.request(back.url)
+}
+
+/**
+ * The same authorization request without `prompt=login`: the browser's cloud session alone signs it
+ * in, and the cloud sends it straight back to the relay with a code.
+ */
+async function expectSignedInSilentlyWithoutPrompt(browser: HttpBrowser, authorizationUrl: URL, relayUrl: string) {
+  const withoutPrompt = new URL(authorizationUrl)
+  withoutPrompt.searchParams.delete('prompt')
+  const reached = await browser.follow(withoutPrompt, (next) => next.origin === cloud.url)
+  expect(reached.url.origin).toBe(relayUrl)
+  expect(reached.url.pathname).toBe('/api/unified-auth/cloud/callback')
+  expect(reached.url.searchParams.get('code')).toEqual(expect.any(String))
+  expect(reached.url.searchParams.get('state')).toBe(authorizationUrl.searchParams.get('state'))
+}
 
 async function relayStatus(app: RelayApp, cookie?: string) {
   const res = await app.inject({
@@ -340,6 +411,81 @@ describe('relay cloud sign-in against the real cloud', () => {
     const res = await attacker.request(forged)
     expect(res.status).toBe(400)
     expect(await fresh.app.services.cloud.storedSession()).toBeNull()
+  })
+})
+
+describe('relay cloud sign-in after a sign-out on a shared browser', () => {
+  it('asks for the cloud password on every sign-in, though the cloud session alone would sign the browser in', async () => {
+    const user = await addCloudUser(cloud)
+    const relay = await startLinkedRelay(cloud)
+    const browser = createHttpBrowser()
+    await signInThroughCloud(cloud, relay.url, user.email, { browser })
+    expect(browser.cookies(new URL(cloud.url).host).has('_session')).toBe(true)
+
+    const again = await startCloudSignIn(browser, relay.url)
+    expect(again.authorizationUrl.searchParams.get('prompt')).toBe('login')
+    await expectPasswordForm(again.reached)
+    // Control: the browser's cloud session is alive, and only the prompt keeps it from being used.
+    await expectSignedInSilentlyWithoutPrompt(browser, again.authorizationUrl, relay.url)
+  })
+
+  it('shows the cloud password form after a relay sign-out in cloud mode, and signs in with it', async () => {
+    const user = await addCloudUser(cloud)
+    const relay = await startLinkedRelay(cloud)
+    const browser = createHttpBrowser()
+    const relayHost = new URL(relay.url).host
+    await signInThroughCloud(cloud, relay.url, user.email, { browser, query: '?mode=cloud' })
+    expect(browser.cookies(relayHost).has(sessionCookieName)).toBe(true)
+
+    const signOut = await browser.request(`${relay.url}/api/unified-auth/logout`, {
+      method: 'POST',
+      headers: { origin: relay.url },
+    })
+    expect(signOut.status).toBe(200)
+    expect(browser.cookies(relayHost).has(sessionCookieName)).toBe(false)
+    expect(await relayStatus(relay.app)).toMatchObject({ mode: 'cloud', isAuthenticated: false })
+
+    const again = await startCloudSignIn(browser, relay.url)
+    await expectPasswordForm(again.reached)
+    // The relay sign-out left the browser's cloud session as it was: without the prompt it would be used.
+    await expectSignedInSilentlyWithoutPrompt(browser, again.authorizationUrl, relay.url)
+
+    // The test browser keeps one interaction cookie per host: the form is reached once more to submit it.
+    const retry = await startCloudSignIn(browser, relay.url)
+    await expectPasswordForm(retry.reached)
+    const callback = await submitPasswordForm(browser, retry.reached.url, user.email)
+    expect(callback.headers.get('location')).toBe('/settings/account?cloud=connected')
+    const cookie = defined(browser.cookies(relayHost).get(sessionCookieName))
+    expect(await relayStatus(relay.app, cookie)).toMatchObject({
+      isAuthenticated: true,
+      user: { kind: 'cloud', id: user.id },
+    })
+  })
+
+  it('shows the cloud password form after a disconnect, so another cloud account can be connected', async () => {
+    const ada = await addCloudUser(cloud)
+    const grace = await addCloudUser(cloud, { name: 'Grace' })
+    const relay = await startLinkedRelay(cloud)
+    const browser = createHttpBrowser()
+    await signInThroughCloud(cloud, relay.url, ada.email, { browser })
+    expect(await relayStatus(relay.app)).toMatchObject({ cloud: { userId: ada.id } })
+
+    const disconnect = await browser.request(`${relay.url}/api/unified-auth/cloud/logout`, {
+      method: 'POST',
+      headers: { origin: relay.url },
+    })
+    expect(disconnect.status).toBe(200)
+    expect(await relayStatus(relay.app)).toMatchObject({ backendAuthenticated: false, cloud: null })
+
+    const again = await startCloudSignIn(browser, relay.url)
+    await expectPasswordForm(again.reached)
+    const callback = await submitPasswordForm(browser, again.reached.url, grace.email)
+    expect(callback.headers.get('location')).toBe('/settings/account?cloud=connected')
+    expect(await relayStatus(relay.app)).toMatchObject({
+      backendAuthenticated: true,
+      cloud: { userId: grace.id, name: 'Grace', email: grace.email },
+    })
+    expect(await relay.app.services.cloud.storedSession()).toMatchObject({ userId: grace.id })
   })
 })
 

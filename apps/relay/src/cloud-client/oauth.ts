@@ -18,7 +18,8 @@ export type IssuedTokens = {
 
 /**
  * The relay as an OAuth client of the cloud: a public client (`relay`) using the authorization
- * code flow with PKCE, state and nonce, and a loopback redirect (RFC 8252).
+ * code flow with PKCE, state and nonce, and a loopback redirect (RFC 8252). Every sign-in asks
+ * for the cloud password (`prompt=login`).
  */
 export function createCloudOAuth({ cloudUrl, now }: { cloudUrl: string; now: () => Date }) {
   let configuration: Promise<client.Configuration> | undefined
@@ -62,6 +63,10 @@ export function createCloudOAuth({ cloudUrl, now }: { cloudUrl: string; now: () 
         code_challenge_method: 'S256',
         state: pending.state,
         nonce: pending.nonce,
+        // Asked even when the browser still holds a cloud session: the relay cannot tell whose session
+        // that is, and after a sign-out or a disconnect the next person at a shared computer must pick
+        // their own account instead of being signed straight back in as the last one.
+        prompt: 'login',
       })
       return { url, pending }
     },

@@ -1,9 +1,10 @@
-import { mkdirSync, renameSync, rmSync } from 'node:fs'
+import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import type { DatabaseHealth } from '@relay/contracts'
 import { pingDatabase } from '@relay/server-kit'
 import SQLite from 'better-sqlite3'
 import { Kysely, SqliteDialect } from 'kysely'
+import { safetyCopiesFolder } from '../backups/restore.js'
 import type { RelayDB } from './schema.js'
 
 export const databaseFile = 'relay.db'
@@ -24,10 +25,16 @@ export type RelayDatabase = {
 
 function connect(file: string): SQLite.Database {
   const sqlite = new SQLite(file)
-  sqlite.pragma('journal_mode = WAL')
-  sqlite.pragma('synchronous = NORMAL')
-  sqlite.pragma('busy_timeout = 5000')
-  sqlite.pragma('foreign_keys = ON')
+  try {
+    sqlite.pragma('journal_mode = WAL')
+    sqlite.pragma('synchronous = NORMAL')
+    sqlite.pragma('busy_timeout = 5000')
+    sqlite.pragma('foreign_keys = ON')
+  } catch (err) {
+    // A damaged file fails here (opening alone reads nothing); the handle must not outlive the error.
+    sqlite.close()
+    throw err
+  }
   return sqlite
 }
 
@@ -59,6 +66,52 @@ export function openDatabase(dataDir: string): RelayDatabase {
     },
     // Kysely's SqliteDialect closes the better-sqlite3 handle on destroy.
     close: () => db.destroy(),
+  }
+}
+
+/** SQLite's codes for a file that is not a database at all, or one whose pages do not hold together. */
+const damagedFileCodes = /^SQLITE_(NOTADB|CORRUPT)/
+
+/** The SQLite error in `err` or its causes (a failed migration wraps it) that says the file is damaged. */
+function damageIn(err: unknown): Error | undefined {
+  for (let cause = err, depth = 0; cause instanceof Error && depth < 8; cause = cause.cause, depth++) {
+    const { code } = cause as { code?: unknown }
+    if (typeof code === 'string' && damagedFileCodes.test(code)) {
+      return cause
+    }
+  }
+  return undefined
+}
+
+/**
+ * One sentence for the operator when the relay cannot start because `<dataDir>/relay.db` is damaged
+ * (garbage, truncated, malformed): what is wrong, where, and how to get a working database back,
+ * naming the safety copies that restores keep. Undefined when `err` is about something else.
+ */
+export function damagedDatabaseMessage(err: unknown, dataDir: string): string | undefined {
+  const damage = damageIn(err)
+  if (!damage) {
+    return undefined
+  }
+  const file = path.resolve(dataDir, databaseFile)
+  const copiesFolder = `${path.resolve(dataDir, safetyCopiesFolder)}${path.sep}`
+  const newestCopy = safetyCopies(copiesFolder).at(-1)
+  // A WAL file left beside it belongs to the damaged database and would be replayed into its replacement.
+  const moveAside = `move ${databaseFile} and any ${databaseFile}-wal and ${databaseFile}-shm beside it out of the way`
+  const problem = `The relay cannot start: its database ${file} is damaged (${damage.message})`
+  return newestCopy
+    ? `${problem}; safety copies taken before earlier restores are in ${copiesFolder} (newest ${newestCopy}): ${moveAside} and copy one of them in as ${databaseFile}, or start with an empty database and restore a cloud backup.`
+    : `${problem}, and ${copiesFolder} holds no safety copies: ${moveAside} to start with an empty database, then restore a cloud backup.`
+}
+
+/** The database copies a restore keeps, oldest first (their names sort by time). */
+function safetyCopies(folder: string): string[] {
+  try {
+    return readdirSync(folder)
+      .filter((name) => name.endsWith('.db'))
+      .sort()
+  } catch {
+    return []
   }
 }
 
