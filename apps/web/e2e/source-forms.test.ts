@@ -8,6 +8,31 @@ import { toStreamBody, toStreamDraft, webSocketUrl } from '../src/sources/stream
 
 // Pure logic behind the Sources forms; runs in Node beside the browser tests.
 
+/** A collector as the relay answers it: a GenericAPI one that never fetched, with `fields` over it. */
+function savedCollector(fields: Partial<Collector>): Collector {
+  return {
+    id: 'c',
+    name: 'API',
+    collectorType: 'GenericAPI',
+    pollRateMs: 5000,
+    settings: {},
+    active: false,
+    running: false,
+    hasAccessToken: false,
+    externalAccessToken: false,
+    unlocked: true,
+    lastFetchTime: null,
+    lastFetchSuccessful: false,
+    lastFetchErrorMessage: null,
+    lastFetchTotalSensors: 0,
+    lastFetchNewSensors: 0,
+    lastFetchLostSensors: 0,
+    createdAt: '',
+    updatedAt: '',
+    ...fields,
+  }
+}
+
 describe('collector form', () => {
   it('reads sensor paths one a line, as path or path|name|unit', () => {
     const draft = {
@@ -36,52 +61,20 @@ describe('collector form', () => {
   })
 
   it('round-trips a saved collector through the form', () => {
-    const draft = toCollectorDraft({
-      id: 'c',
-      name: 'Broker',
-      collectorType: 'MQTT',
-      pollRateMs: 5000,
-      settings: { brokerUrl: 'mqtt://127.0.0.1:1883', topics: ['a/#', 'b/+'] },
-      active: false,
-      running: false,
-      hasAccessToken: false,
-      externalAccessToken: false,
-      unlocked: true,
-      lastFetchTime: null,
-      lastFetchSuccessful: false,
-      lastFetchErrorMessage: null,
-      lastFetchTotalSensors: 0,
-      lastFetchNewSensors: 0,
-      lastFetchLostSensors: 0,
-      createdAt: '',
-      updatedAt: '',
-    })
+    const draft = toCollectorDraft(
+      savedCollector({
+        name: 'Broker',
+        collectorType: 'MQTT',
+        settings: { brokerUrl: 'mqtt://127.0.0.1:1883', topics: ['a/#', 'b/+'] },
+      }),
+    )
     expect(draft.topics).toBe('a/#\nb/+')
     const check = toCollectorBody(draft)
     expect(check.ok && check.body.settings).toEqual({ brokerUrl: 'mqtt://127.0.0.1:1883', topics: ['a/#', 'b/+'] })
   })
 
   it('warns before saving an address on another server would remove the saved token', () => {
-    const saved: Collector = {
-      id: 'c',
-      name: 'API',
-      collectorType: 'GenericAPI',
-      pollRateMs: 5000,
-      settings: { url: 'http://192.168.1.20:8080/data' },
-      active: false,
-      running: false,
-      hasAccessToken: true,
-      externalAccessToken: false,
-      unlocked: true,
-      lastFetchTime: null,
-      lastFetchSuccessful: false,
-      lastFetchErrorMessage: null,
-      lastFetchTotalSensors: 0,
-      lastFetchNewSensors: 0,
-      lastFetchLostSensors: 0,
-      createdAt: '',
-      updatedAt: '',
-    }
+    const saved = savedCollector({ settings: { url: 'http://192.168.1.20:8080/data' }, hasAccessToken: true })
     const draft = toCollectorDraft(saved)
     expect(accessTokenRemoval(saved, draft)).toBeUndefined()
     expect(accessTokenRemoval(saved, { ...draft, url: 'HTTP://192.168.1.20:8080/other?x=1' })).toBeUndefined()

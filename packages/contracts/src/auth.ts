@@ -73,7 +73,8 @@ export const deleteSessionRoute = {
   method: 'DELETE',
   url: '/auth/sessions/:id',
   schema: {
-    params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 255 }) }),
+    // A session id is the SHA-256 hex digest `/auth/sessions` lists, nothing a query could choke on.
+    params: Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{64}$' }) }),
     response: { 200: Success, ...errors },
   },
 } as const

@@ -1,6 +1,7 @@
 export * from './attack.js'
 export * from './chromium.js'
 export * from './clock.js'
+export * from './fuzz.js'
 export * from './http-browser.js'
 export * from './postgres.js'
 export * from './requirement.js'

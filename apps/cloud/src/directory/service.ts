@@ -10,11 +10,14 @@ const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
 export type NewUser = { email: string; name?: string; password: string }
 
+/** PostgreSQL text cannot hold NUL, so an address with one names nobody (and must not reach a query). */
+const canExist = (email: string) => email.length <= 255 && !email.includes('\u0000')
+
 /** The built-in account directory: users in the cloud database with scrypt password hashes. */
 export function createUserDirectory({ db }: { db: Kysely<CloudDB> }) {
   return {
     async authenticate(email: string, password: string): Promise<Account | null> {
-      const user = email.length <= 255 ? await findUserByEmail(db, email.trim()) : undefined
+      const user = canExist(email) ? await findUserByEmail(db, email.trim()) : undefined
       // Hash even when there is no such user, so the answer takes as long either way.
       const matches = await verifyPassword(password, user?.password_hash ?? (await decoyPasswordHash()))
       return user?.password_hash && matches ? toAccount(user) : null
@@ -29,7 +32,7 @@ export function createUserDirectory({ db }: { db: Kysely<CloudDB> }) {
     },
 
     async findByEmail(email: string): Promise<Account | undefined> {
-      const user = await findUserByEmail(db, email.trim())
+      const user = canExist(email) ? await findUserByEmail(db, email.trim()) : undefined
       return user && toAccount(user)
     },
 

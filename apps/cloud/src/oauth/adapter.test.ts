@@ -8,7 +8,13 @@ import * as hashOAuthIds from '../db/migrations/0005-hashed-oauth-ids.js'
 import type { CloudDB } from '../db/schema.js'
 import { hashedId, kyselyAdapter, pruneExpiredArtifacts } from './adapter.js'
 
-describe.each(databaseKinds)('OAuth storage on %s', (kind) => {
+/** Every column of every OAuth row, as a dump of the database would show it. */
+async function storedText(db: Kysely<CloudDB>): Promise<string> {
+  const rows = await sql<{ row: string }>`select t::text as row from oauth_payloads as t`.execute(db)
+  return rows.rows.map((r) => r.row).join('\n')
+}
+
+describe.each(databaseKinds)('OAuth storage, credentials hashed at rest, on %s', (kind) => {
   let database: TestDatabase
   let adapterFor: ReturnType<typeof kyselyAdapter>
 
@@ -59,28 +65,8 @@ describe.each(databaseKinds)('OAuth storage on %s', (kind) => {
     expect(await interactions.find('i2')).toBeDefined()
     expect(await adapterFor('Client').find('device-1')).toBeDefined()
   })
-})
 
-const randomId = () => randomBytes(32).toString('base64url')
-
-/** Every column of every OAuth row, as a dump of the database would show it. */
-async function storedText(db: Kysely<CloudDB>): Promise<string> {
-  const rows = await sql<{ row: string }>`select t::text as row from oauth_payloads as t`.execute(db)
-  return rows.rows.map((r) => r.row).join('\n')
-}
-
-describe.each(databaseKinds)('OAuth credentials at rest on %s', (kind) => {
-  let database: TestDatabase
-  let adapterFor: ReturnType<typeof kyselyAdapter>
-
-  beforeAll(async () => {
-    database = await createTestDatabase(kind)
-    adapterFor = kyselyAdapter(database.db)
-  })
-
-  afterAll(async () => {
-    await database?.dispose()
-  })
+  const randomId = () => randomBytes(32).toString('base64url')
 
   it('stores every model that holds a credential under the hash of its id, and gives the payload back whole', async () => {
     const models = [

@@ -70,6 +70,10 @@ class KyselyAdapter implements Adapter {
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
+    // Ids arrive as clients sent them; one PostgreSQL text cannot hold is simply unknown.
+    if (id.includes('\u0000')) {
+      return undefined
+    }
     const payload = await this.findWhere('id', this.key(id))
     return payload && this.reveal(id, payload)
   }

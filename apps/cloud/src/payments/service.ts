@@ -103,10 +103,15 @@ function verify(payload: Buffer, signature: string, secret: string, receivedAt: 
   if (!(signedAt(signature) <= receivedAt + futureTolerance)) {
     throw new AppError('INVALID_REQUEST', 'Invalid Stripe signature')
   }
-  if (typeof event?.id !== 'string' || typeof event.type !== 'string' || event.id.length > 255) {
+  if (!isStorable(event?.id, 255) || !isStorable(event.type, 255)) {
     throw new AppError('INVALID_REQUEST', 'Webhook body is not an event')
   }
   return event
+}
+
+/** A string the database can keep: bounded, and without NUL, which PostgreSQL text cannot hold. */
+function isStorable(value: unknown, maxLength: number): value is string {
+  return typeof value === 'string' && value.length <= maxLength && !value.includes('\u0000')
 }
 
 /** The `t=` of a Stripe-Signature header in ms, read as the SDK reads it (the last one counts); NaN without one. */
@@ -121,6 +126,9 @@ function signedAt(header: string): number {
   return seconds * 1000
 }
 
+/** 9999-12-31T23:59:59Z in Unix seconds: no real billing period ends later, and far-off times fail to store. */
+const maxPeriodEnd = 253_402_300_799
+
 type SubscriptionChange = {
   subscriptionId: string
   customerId: string
@@ -132,18 +140,15 @@ type SubscriptionChange = {
 function readSubscription(event: Stripe.Event): SubscriptionChange {
   const sub = event.data?.object as Partial<Stripe.Subscription> | undefined
   const customerId = typeof sub?.customer === 'string' ? sub.customer : sub?.customer?.id
-  if (
-    typeof sub?.id !== 'string' ||
-    typeof customerId !== 'string' ||
-    typeof sub.status !== 'string' ||
-    sub.id.length > 255 ||
-    customerId.length > 255 ||
-    sub.status.length > 32
-  ) {
+  if (!isStorable(sub?.id, 255) || !isStorable(customerId, 255) || !isStorable(sub.status, 32)) {
     throw new AppError('INVALID_REQUEST', `Event ${event.id} does not carry a subscription`)
   }
-  // Since API version 2025-03-31 the billing period lives on the subscription's items.
-  const periodEnds = (sub.items?.data ?? []).map((item) => item.current_period_end).filter(Number.isFinite)
+  // Since API version 2025-03-31 the billing period lives on the subscription's items. A signed body
+  // is still only JSON: skip items and times the database cannot store rather than fail on them.
+  const items: unknown[] = Array.isArray(sub.items?.data) ? sub.items.data : []
+  const periodEnds = items
+    .map((item) => (item as Partial<Stripe.SubscriptionItem> | null)?.current_period_end)
+    .filter((end): end is number => Number.isInteger(end) && (end as number) > 0 && (end as number) <= maxPeriodEnd)
   const userId = sub.metadata?.userId
   return {
     subscriptionId: sub.id,
