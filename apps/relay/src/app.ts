@@ -151,6 +151,7 @@ export async function createApp(config: RelayConfig, overrides: RelayOverrides =
     },
   })
 
+  await backups.recoverInterrupted()
   // A backup or restore in progress finishes before the database closes.
   app.addHook('onClose', () => backups.idle())
 
@@ -167,6 +168,7 @@ export async function createApp(config: RelayConfig, overrides: RelayOverrides =
   app.addHook('onReady', async () => {
     // Sources that fail to resume are reported, but never keep the relay (and its UI) from starting.
     await resumeSources()
+    void backups.releaseInterrupted()
     every(config.notificationMaintenanceEvery, notifications.maintain, {
       log: app.log,
       signal: jobs.signal,

@@ -2,12 +2,13 @@ import { createServer, type IncomingMessage, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
 /** What the proxy does with one request instead of passing it on. */
-export type Fault = 'refuse' | 'swallow'
+export type Fault = 'refuse' | 'swallow' | 'stall'
 
 /**
  * A network between the relay and the cloud that passes everything on unchanged (Host header
  * included, so signatures still match) unless `fault` names a fault for the request: `refuse`
- * answers like a store that rejects it, `swallow` answers 200 without delivering it.
+ * answers like a store that rejects it, `swallow` answers 200 without delivering it, `stall` takes
+ * the body and never answers (the sender waits until it gives up or goes away).
  */
 export async function startFaultProxy() {
   let target = ''
@@ -16,6 +17,9 @@ export async function startFaultProxy() {
     const chosen = fault(req)
     if (chosen) {
       req.resume()
+      if (chosen === 'stall') {
+        return
+      }
       req.on('end', () => {
         if (chosen === 'refuse') {
           res.writeHead(403, { 'content-type': 'application/xml' })

@@ -30,6 +30,12 @@ export function createOperations(clock: Clock) {
       return operation
     },
 
+    /** An operation that ran before this process did (one the relay was stopped in), for the UI to read. */
+    add(operation: BackupOperation): BackupOperation {
+      operations.set(operation.id, operation)
+      return operation
+    },
+
     /** Moves an operation to `stage` with a fresh byte count. */
     stage(operation: BackupOperation, stage: OperationStage, bytesTotal = 0): void {
       Object.assign(operation, { stage, bytesDone: 0, bytesTotal })

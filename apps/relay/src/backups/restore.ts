@@ -5,7 +5,7 @@ import { AppError, type BackupOperation, type RestoreBody } from '@relay/contrac
 import type { FastifyBaseLogger } from 'fastify'
 import type { Selectable } from 'kysely'
 import type { RelayDatabase } from '../db/database.js'
-import type { CloudSessionsTable, FrontendSessionsTable } from '../db/schema.js'
+import type { CloudSessionsTable, FrontendSessionsTable, UnfinishedOperationsTable } from '../db/schema.js'
 import { identityFile } from '../identity/identity.js'
 import { keysFolder, open, seal } from '../secrets/secret-box.js'
 import { extractBackupArchive, inspectBackupArchive, snapshotDatabase } from './archive/index.js'
@@ -37,8 +37,15 @@ export type RestoreDeps = {
   now(): Date
 }
 
-/** What belongs to this machine's present, not to the backup: who is signed in, here and at the cloud. */
-type Carried = { cloud: Selectable<CloudSessionsTable>[]; frontend: Selectable<FrontendSessionsTable>[] }
+/**
+ * What belongs to this machine's present, not to the backup: who is signed in, here and at the cloud,
+ * and the interrupted backups whose cloud records are still to be released.
+ */
+type Carried = {
+  cloud: Selectable<CloudSessionsTable>[]
+  frontend: Selectable<FrontendSessionsTable>[]
+  unfinished: Selectable<UnfinishedOperationsTable>[]
+}
 
 /**
  * Restores a cloud backup: download, verify (SHA-256, manifest, every entry, integrity_check), keep a
@@ -89,6 +96,7 @@ export async function restoreBackup(
     const carried: Carried = {
       cloud: await database.db.selectFrom('cloud_sessions').selectAll().execute(),
       frontend: await database.db.selectFrom('frontend_sessions').selectAll().execute(),
+      unfinished: await database.db.selectFrom('unfinished_operations').selectAll().execute(),
     }
     const oldKey = Buffer.from(deps.secretKey)
     await deps.beforeSwap()
@@ -171,6 +179,12 @@ async function carryOver({ database, secretKey }: RestoreDeps, carried: Carried,
     await trx.deleteFrom('frontend_sessions').execute()
     if (carried.frontend.length > 0) {
       await trx.insertInto('frontend_sessions').values(carried.frontend).execute()
+    }
+    // The backup holds the row of the backup that made it, still running when the database was copied:
+    // left in, the next start would report that finished backup as interrupted.
+    await trx.deleteFrom('unfinished_operations').execute()
+    if (carried.unfinished.length > 0) {
+      await trx.insertInto('unfinished_operations').values(carried.unfinished).execute()
     }
   })
 }

@@ -4,8 +4,10 @@ import {
   type BackupOperation,
   type BackupSettingsChange,
   type BackupTrigger,
+  backupLimits,
   cloudNotAuthenticatedMessage,
   licenseRequiredMessage,
+  type OperationStage,
   type RestoreBody,
 } from '@relay/contracts'
 import type { Clock } from '@relay/server-kit'
@@ -19,6 +21,7 @@ import { createOperations } from './operations.js'
 import { type RestoreDeps, restoreBackup } from './restore.js'
 import { createSkipLog, isBackupDue } from './scheduler.js'
 import { uploadFile } from './transfer.js'
+import { createUnfinishedOperations, type UnfinishedOperation } from './unfinished.js'
 
 export type BackupServiceDeps = {
   database: RelayDatabase
@@ -37,6 +40,15 @@ export type BackupServiceDeps = {
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err))
 
+/** What a backup was doing in each stage, for the report of one the relay was stopped in. */
+const stageWords: Partial<Record<OperationStage, string>> = {
+  queued: 'before it began',
+  snapshot: 'while copying the database',
+  packing: 'while packing the archive',
+  uploading: 'while uploading it to the cloud',
+  confirming: 'while the cloud confirmed the upload',
+}
+
 /**
  * Cloud backups of this relay: the backup itself (snapshot, pack, upload, confirm), the scheduler's
  * cycle, restores, and the calls the UI makes to the cloud through the relay. One backup or restore
@@ -47,8 +59,12 @@ export function createBackupService(deps: BackupServiceDeps) {
   const log = deps.log
   const cloudBackups = createCloudBackups(cloud)
   const operations = createOperations(clock)
+  const unfinished = createUnfinishedOperations({ db: database.db, clock })
   const skipLog = createSkipLog(log)
   let running: Promise<void> | undefined
+  let releasing: Promise<void> | undefined
+  /** Interrupted operations whose failed release was logged already: a cloud that stays away is logged once. */
+  const releaseWarned = new Set<string>()
 
   /** Runs `work` as the one operation in progress; its promise settles when the work does. */
   function exclusive(work: () => Promise<void>): Promise<void> {
@@ -71,10 +87,17 @@ export function createBackupService(deps: BackupServiceDeps) {
     }
   }
 
+  /** Moves the operation on, on disk too: a crash after this point is known to have been in `stage`. */
+  async function moveTo(operation: BackupOperation, stage: OperationStage, bytesTotal?: number): Promise<void> {
+    operations.stage(operation, stage, bytesTotal)
+    await unfinished.update(operation)
+  }
+
   async function backup(operation: BackupOperation, components: BackupComponentFlags): Promise<void> {
     let file: string | undefined
     try {
       operations.stage(operation, 'snapshot')
+      await unfinished.begin(operation)
       const archive = await createBackupArchive({
         databaseFile: database.file,
         dataDir,
@@ -87,6 +110,7 @@ export function createBackupService(deps: BackupServiceDeps) {
         onProgress: ({ stage, bytesDone, bytesTotal }) => {
           if (operation.stage !== stage) {
             operations.stage(operation, stage, bytesTotal)
+            unfinished.update(operation).catch((err: unknown) => log.warn({ err }, 'backup stage not saved'))
           }
           operations.progress(operation, bytesDone, bytesTotal)
         },
@@ -101,12 +125,14 @@ export function createBackupService(deps: BackupServiceDeps) {
         sha256: archive.sha256,
       })
       operation.backupId = grant.backupId
-      operations.stage(operation, 'uploading', archive.size)
+      // Saved before a byte is sent: from here on, a crash leaves a cloud record to release.
+      await moveTo(operation, 'uploading', archive.size)
       await uploadFile(grant.uploadUrl, grant.uploadHeaders, archive.file, archive.size, (done) =>
         operations.progress(operation, done),
       )
-      operations.stage(operation, 'confirming')
+      await moveTo(operation, 'confirming')
       await cloudBackups.completeUpload(grant.backupId, archive.size)
+      await unfinished.end(operation.id)
       operations.finish(operation)
       log.info({ backupId: grant.backupId, bytes: archive.size, trigger: operation.trigger }, 'backup uploaded')
       await notifications.notify('databaseBackupSuccess', {
@@ -114,6 +140,8 @@ export function createBackupService(deps: BackupServiceDeps) {
       })
     } catch (err) {
       const message = messageOf(err)
+      // Ended as well: the failure is reported below, not again at the next start.
+      await unfinished.end(operation.id).catch((error: unknown) => log.warn({ err: error }, 'backup end not saved'))
       operations.finish(operation, message)
       log.error({ err, stage: operation.stage, backupId: operation.backupId }, 'backup failed')
       await notifications.notify('databaseBackupFailure', { message: `The backup failed: ${message}` })
@@ -124,8 +152,93 @@ export function createBackupService(deps: BackupServiceDeps) {
     }
   }
 
+  /**
+   * Releases the cloud record of one interrupted backup, so it holds no quota. One the cloud may have
+   * confirmed before the relay stopped is looked up first: a completed backup is kept, never deleted.
+   */
+  async function release(row: UnfinishedOperation, backupId: string): Promise<void> {
+    if (row.stage === 'confirming') {
+      const { backups } = await cloudBackups.list({ backendId, limit: backupLimits.listMax })
+      if (backups.find((record) => record.id === backupId)?.status === 'completed') {
+        await unfinished.end(row.id)
+        log.info({ backupId }, 'the cloud had confirmed the interrupted backup; it is kept')
+        return
+      }
+    }
+    try {
+      await cloudBackups.remove(backupId)
+    } catch (err) {
+      // Gone already (the cloud's cleanup, or a user): nothing is left to release.
+      if (!(err instanceof AppError && err.code === 'NOT_FOUND')) {
+        throw err
+      }
+    }
+    await unfinished.end(row.id)
+    log.info({ operationId: row.id, backupId }, 'released the cloud record of an interrupted backup')
+  }
+
+  async function releaseAll(): Promise<void> {
+    for (const row of await unfinished.awaitingRelease()) {
+      const backupId = row.backup_id ?? ''
+      try {
+        await release(row, backupId)
+      } catch (err) {
+        if (!releaseWarned.has(row.id)) {
+          releaseWarned.add(row.id)
+          log.warn(
+            { operationId: row.id, backupId, error: messageOf(err) },
+            'the cloud record of an interrupted backup is not released yet; retrying at the next scheduler cycle',
+          )
+        }
+      }
+    }
+  }
+
+  /** Releases what interrupted backups left at the cloud; never throws, a failed release is kept for later. */
+  function releaseInterrupted(): Promise<void> {
+    releasing ??= releaseAll()
+      .catch((err: unknown) => log.error({ err }, 'interrupted backups could not be read'))
+      .finally(() => {
+        releasing = undefined
+      })
+    return releasing
+  }
+
   return {
     operations,
+
+    /**
+     * At start, before any backup runs: each backup the relay was stopped in is recorded as failed and
+     * reported. Its cloud record is released by `releaseInterrupted`, which needs the cloud.
+     */
+    async recoverInterrupted(): Promise<void> {
+      for (const row of await unfinished.unseen()) {
+        const error = `The backup was interrupted: the relay stopped ${stageWords[row.stage] ?? `in stage ${row.stage}`}`
+        operations.add({
+          id: row.id,
+          kind: row.kind,
+          trigger: row.trigger,
+          stage: 'failed',
+          bytesDone: 0,
+          bytesTotal: 0,
+          backupId: row.backup_id,
+          filename: row.filename,
+          error,
+          startedAt: row.started_at,
+          finishedAt: clock.now().toISOString(),
+        })
+        log.warn({ operationId: row.id, stage: row.stage, backupId: row.backup_id }, 'found an interrupted backup')
+        // Reported before it is marked: a crash in between reports it twice rather than never.
+        await notifications.notify('databaseBackupFailure', { message: error })
+        if (row.backup_id) {
+          await unfinished.markInterrupted(row.id)
+        } else {
+          await unfinished.end(row.id)
+        }
+      }
+    },
+
+    releaseInterrupted,
 
     /** POST /create: checks what can be told at once, then runs the backup in the background. */
     async startBackup(trigger: BackupTrigger = 'manual'): Promise<BackupOperation> {
@@ -146,6 +259,7 @@ export function createBackupService(deps: BackupServiceDeps) {
      * skip is logged when it first occurs, not every 15 minutes.
      */
     async runScheduledCycle(): Promise<'ran' | 'skipped'> {
+      await releaseInterrupted()
       if (running) {
         skipLog.skipped('busy')
         return 'skipped'
@@ -225,9 +339,9 @@ export function createBackupService(deps: BackupServiceDeps) {
       return operation
     },
 
-    /** Resolves when the backup or restore in progress (if any) has finished. */
+    /** Resolves when the backup or restore in progress (if any), and any release, has finished. */
     idle: async (): Promise<void> => {
-      await running
+      await Promise.all([running, releasing])
     },
 
     status: () => cloudBackups.status(),

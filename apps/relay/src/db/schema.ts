@@ -1,8 +1,11 @@
 import type {
+  BackupTrigger,
   CollectorType,
   JunctionStatus,
   NotificationCategory,
   NotificationType,
+  OperationKind,
+  OperationStage,
   StreamType,
 } from '@relay/contracts'
 import type { ColumnType, Generated } from 'kysely'
@@ -123,6 +126,21 @@ export interface CloudSessionsTable {
   updated_at: string
 }
 
+/** A backup in progress, kept so that one the relay was stopped in is known at the next start. */
+export interface UnfinishedOperationsTable {
+  id: string
+  kind: OperationKind
+  trigger: BackupTrigger | null
+  stage: OperationStage
+  /** The cloud's record, once request-upload made one. */
+  backup_id: string | null
+  filename: string | null
+  started_at: string
+  updated_at: string
+  /** Set when a start found the row: the failure is reported, the cloud record may still await release. */
+  interrupted_at: string | null
+}
+
 export interface RelayDB {
   app_settings: AppSettingsTable
   notifications: NotificationsTable
@@ -135,4 +153,5 @@ export interface RelayDB {
   local_users: LocalUsersTable
   frontend_sessions: FrontendSessionsTable
   cloud_sessions: CloudSessionsTable
+  unfinished_operations: UnfinishedOperationsTable
 }

@@ -3,6 +3,7 @@ import * as appSettings from './0001-app-settings.js'
 import * as notifications from './0002-notifications.js'
 import * as sources from './0003-sources.js'
 import * as auth from './0004-auth.js'
+import * as unfinishedOperations from './0005-unfinished-operations.js'
 
 /** Every migration, in order. Listed here (not read from disk) so src and dist run the same set. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '0002-notifications': notifications,
   '0003-sources': sources,
   '0004-auth': auth,
+  '0005-unfinished-operations': unfinishedOperations,
 }
