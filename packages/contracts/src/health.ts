@@ -22,11 +22,45 @@ export type CloudHealth = Static<typeof CloudHealth>
 export const RelayHealth = Type.Object({ ...healthFields, backendId: Type.String({ format: 'uuid' }) })
 export type RelayHealth = Static<typeof RelayHealth>
 
-/** 503 answers with the same body, so a monitor can read what is down. */
+/**
+ * Liveness: 200 while the process runs. `db` is the last background check of the database, so a
+ * monitor can read it without each probe costing a query.
+ */
 export const getCloudHealth = {
   method: 'GET',
   url: '/healthz',
-  schema: { response: { 200: CloudHealth, 503: CloudHealth } },
+  schema: { response: { 200: CloudHealth } },
+} as const
+
+/** One dependency's state: `ok`, `not configured` (optional and absent), or `failed: <short reason>`. */
+export const DependencyCheck = Type.String({ pattern: '^(ok|not configured|failed: .+)$' })
+export type DependencyCheck = Static<typeof DependencyCheck>
+
+export const ReadinessChecks = Type.Object({
+  database: DependencyCheck,
+  redis: DependencyCheck,
+  objectStore: DependencyCheck,
+})
+export type ReadinessChecks = Static<typeof ReadinessChecks>
+
+export const CloudReady = Type.Object({ status: Type.Literal('ready'), checks: ReadinessChecks })
+export type CloudReady = Static<typeof CloudReady>
+
+/** An error body (`success`, `error`, `code: 'UNAVAILABLE'`) that also names each dependency's state. */
+export const CloudNotReady = Type.Object({
+  success: Type.Literal(false),
+  error: Type.String(),
+  code: Type.Literal('UNAVAILABLE'),
+  status: Type.Literal('not ready'),
+  checks: ReadinessChecks,
+})
+export type CloudNotReady = Static<typeof CloudNotReady>
+
+/** Readiness for load balancers: 200 when every dependency answers, else 503 naming the failing ones. */
+export const getCloudReadiness = {
+  method: 'GET',
+  url: '/readyz',
+  schema: { response: { 200: CloudReady, 503: CloudNotReady } },
 } as const
 
 export const getRelayHealth = {

@@ -2,11 +2,13 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
-import type { DatabaseHealth } from '@relay/contracts'
+import { AppError, type DatabaseHealth } from '@relay/contracts'
 import { coalesce, pingDatabase } from '@relay/server-kit'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
+import { faultTolerant } from './connection-faults.js'
 import { PGliteDialect } from './pglite-dialect.js'
+import { CONNECT_TIMEOUT_MS, openPostgresPool } from './postgres-pool.js'
 import type { CloudDB } from './schema.js'
 
 export type CloudDatabase = {
@@ -28,11 +30,23 @@ export type CloudDatabase = {
 
 export type DatabaseOptions = { databaseUrl: string | undefined; dataDir: string }
 
-/** PostgreSQL when a URL is given, otherwise PGlite in `<dataDir>/pglite`. */
-export async function openDatabase({ databaseUrl, dataDir }: DatabaseOptions): Promise<CloudDatabase> {
+type DatabaseLog = { warn(obj: object, msg: string): void }
+
+/**
+ * PostgreSQL when a URL is given, otherwise PGlite in `<dataDir>/pglite`. A lost connection fails
+ * the statements that were using it (503 `UNAVAILABLE`, see connection-faults.ts), never the process.
+ */
+export async function openDatabase(
+  { databaseUrl, dataDir }: DatabaseOptions,
+  log: DatabaseLog = { warn() {} },
+): Promise<CloudDatabase> {
   if (databaseUrl) {
-    const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
-    const db = new Kysely<CloudDB>({ dialect: new PostgresDialect({ pool }) })
+    const pool = openPostgresPool(databaseUrl, log)
+    const dialect = faultTolerant(new PostgresDialect({ pool }), {
+      retryReads: true,
+      onConnectionError: () => pool.connectionLost(),
+    })
+    const db = new Kysely<CloudDB>({ dialect })
     return wrap(db, 'postgres', (channel, onMessage, onLost) => listenPostgres(databaseUrl, channel, onMessage, onLost))
   }
   const folder = path.join(dataDir, 'pglite')
@@ -42,7 +56,8 @@ export async function openDatabase({ databaseUrl, dataDir }: DatabaseOptions): P
     unlock()
     throw err
   })
-  const db = new Kysely<CloudDB>({ dialect: new PGliteDialect(pglite) })
+  // One in-process connection: nothing to retry on, but a closed database still answers 503.
+  const db = new Kysely<CloudDB>({ dialect: faultTolerant(new PGliteDialect(pglite), { retryReads: false }) })
   return wrap(
     db,
     'pglite',
@@ -95,7 +110,10 @@ function wrap(
   return {
     db,
     driver,
-    ping: coalesce(() => pingDatabase(driver, () => sql`select 1`.execute(db))),
+    // A Kysely select, so a pooled connection found dead is replaced once before the ping fails.
+    ping: coalesce(() =>
+      pingDatabase(driver, () => db.selectNoFrom(sql<number>`1`.as('one')).execute().catch(throwCause)),
+    ),
     listen,
     async close() {
       await db.destroy()
@@ -104,13 +122,18 @@ function wrap(
   }
 }
 
+/** Health reports name what failed (a refused connection, say), not the 503 sentence that wraps it. */
+function throwCause(err: unknown): never {
+  throw err instanceof AppError && err.cause instanceof Error ? err.cause : err
+}
+
 async function listenPostgres(
   connectionString: string,
   channel: string,
   onMessage: (payload: string) => void,
   onLost: (err: Error) => void,
 ): Promise<() => Promise<void>> {
-  const client = new pg.Client({ connectionString })
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: CONNECT_TIMEOUT_MS })
   // Reported once, and only for a connection that was up: a failed start rejects instead.
   let state: 'starting' | 'up' | 'done' = 'starting'
   const lost = (err: Error) => {

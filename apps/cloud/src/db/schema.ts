@@ -94,6 +94,20 @@ export interface BackupsTable {
   expires_at: Date | null
 }
 
+/** The last finished run of each periodic job (`backup_cleanup`, `backup_release`). */
+export interface CleanupRunsTable {
+  job: string
+  last_run_at: Date
+}
+
+/** The one object store that holds this database's backups (a single row). */
+export interface ObjectStoreTable {
+  singleton: ColumnType<true, true | undefined, never>
+  identity: string
+  description: string
+  recorded_at: Date
+}
+
 export interface CloudDB {
   users: UsersTable
   oauth_payloads: OAuthPayloadsTable
@@ -103,4 +117,6 @@ export interface CloudDB {
   backup_settings: BackupSettingsTable
   backend_owners: BackendOwnersTable
   backups: BackupsTable
+  object_store: ObjectStoreTable
+  cleanup_runs: CleanupRunsTable
 }

@@ -4,6 +4,8 @@ import * as oauth from './0002-oauth.js'
 import * as licenses from './0003-licenses.js'
 import * as backups from './0004-backups.js'
 import * as hashedOAuthIds from './0005-hashed-oauth-ids.js'
+import * as objectStoreIdentity from './0006-object-store-identity.js'
+import * as cleanupRuns from './0007-cleanup-runs.js'
 
 /** Every migration, in order. Listed here (not read from disk) so src and dist run the same set. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +14,6 @@ export const migrations: Record<string, Migration> = {
   '0003-licenses': licenses,
   '0004-backups': backups,
   '0005-hashed-oauth-ids': hashedOAuthIds,
+  '0006-object-store-identity': objectStoreIdentity,
+  '0007-cleanup-runs': cleanupRuns,
 }
