@@ -1,7 +1,7 @@
 import { AppError } from '@relay/contracts'
 import type { Account } from '../directory/directory.js'
 import { isUuid } from '../directory/service.js'
-import { openRedis } from '../redis.js'
+import { closeRedis, connectRedis } from '../redis.js'
 import { type CloudServices, createCloudServices } from '../services.js'
 import type { CliContext } from './command.js'
 
@@ -11,7 +11,7 @@ import type { CliContext } from './command.js'
  */
 export async function withServices<T>(context: CliContext, work: (services: CloudServices) => Promise<T>): Promise<T> {
   const { config } = context
-  const redis = config.redisUrl ? openRedis(config.redisUrl) : undefined
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined
   try {
     const services = createCloudServices({ config, database: await context.database(), redis })
     try {
@@ -20,7 +20,9 @@ export async function withServices<T>(context: CliContext, work: (services: Clou
       await services.close()
     }
   } finally {
-    await redis?.quit()
+    if (redis) {
+      await closeRedis(redis)
+    }
   }
 }
 

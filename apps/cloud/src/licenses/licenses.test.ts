@@ -4,9 +4,15 @@ import { createTestClock, type TestClock } from '@relay/testkit'
 import { sql } from 'kysely'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../../test/database.js'
-import { connectTestRedis, redisRequirement, uniqueRedisPrefix } from '../../test/redis.js'
+import {
+  connectTestRedis,
+  redisRequirement,
+  startRedisLink,
+  testRedisUrl,
+  uniqueRedisPrefix,
+} from '../../test/redis.js'
 import { createTestUser } from '../../test/users.js'
-import type { Redis } from '../redis.js'
+import { closeRedis, connectRedis, type Redis } from '../redis.js'
 import { createMemoryLicenseCache, createRedisLicenseCache } from './cache.js'
 import { createLicenseService, type LicenseDeps, type LicenseService } from './service.js'
 
@@ -238,6 +244,24 @@ describe.each(databaseKinds)('license service on %s', (kind) => {
       expect(await licenses.check(user.id)).toEqual(none)
       clock.advance(1)
       expect(await licenses.check(user.id)).toEqual(gifted)
+    })
+
+    it('has every listening instance delete the key when the changing one cannot reach Redis', async () => {
+      const link = await startRedisLink(testRedisUrl)
+      const cutOff = await connectRedis(link.url)
+      try {
+        const changing = instance({ cache: createRedisLicenseCache({ redis: cutOff, clock, prefix }) })
+        const reading = instance({ cache: createRedisLicenseCache({ redis, clock, prefix }), listen: database.listen })
+        await reading.ready()
+        const user = await createTestUser(database.db)
+        expect(await reading.check(user.id)).toEqual(none)
+        await link.cut()
+        await changing.setGifted(user.id, true)
+        await expect.poll(() => reading.check(user.id), { timeout: 5000, interval: 20 }).toEqual(gifted)
+      } finally {
+        await closeRedis(cutOff)
+        await link.close()
+      }
     })
 
     it('deletes the shared key on a change, so every instance sees it at once', async () => {

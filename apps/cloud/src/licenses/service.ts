@@ -35,7 +35,8 @@ export type LicenseDeps = {
   log?: FastifyBaseLogger
   /**
    * Follows changes made by other processes (other instances, the admin CLI) to drop their users
-   * from a per-process cache. Not needed with a shared cache, whose key every change deletes.
+   * from a per-process cache. A shared cache, whose key every change deletes, needs it only for the
+   * deletes that failed: every listening process then deletes the key again, or skips it until it can.
    */
   listen?: CloudDatabase['listen']
   /** How long to wait before listening again after the connection was lost, ms. */
@@ -58,8 +59,10 @@ const noLicense: License = { valid: false, source: null }
 export function createLicenseService({ db, clock, cache, log, listen, relistenDelay = 5000 }: LicenseDeps) {
   // Bumped by every invalidation: a check that read the database before one must not cache its answer.
   let generation = 0
-  // With a listener, the cache is trusted only while it is connected: a missed notification means a stale entry.
-  let following = !listen
+  // With a listener, a per-process cache is trusted only while it is connected: a missed notification means
+  // a stale entry. A shared cache does not depend on it: the process making a change deletes the entry.
+  const independent = !listen || cache.shared === true
+  let following = independent
   let stopListening: (() => Promise<void>) | undefined
   let retry: NodeJS.Timeout | undefined
   let attempt: Promise<void> = Promise.resolve()
@@ -87,8 +90,10 @@ export function createLicenseService({ db, clock, cache, log, listen, relistenDe
         return
       }
       stopListening = stop
-      generation++
-      await cache.clear()
+      if (!independent) {
+        generation++
+        await cache.clear()
+      }
       following = true
     } catch (err) {
       lost(err as Error)
@@ -96,11 +101,12 @@ export function createLicenseService({ db, clock, cache, log, listen, relistenDe
   }
 
   function lost(err: Error) {
-    following = false
+    following = independent
     stopListening?.().catch(() => {})
     stopListening = undefined
     if (!closed) {
-      log?.warn({ err }, 'license change listener lost; checks bypass the cache until it is back')
+      const meanwhile = independent ? 'changes elsewhere rely on their own deletes' : 'checks bypass the cache'
+      log?.warn({ err }, `license change listener lost; ${meanwhile} until it is back`)
       retry = setTimeout(() => {
         attempt = follow()
       }, relistenDelay)

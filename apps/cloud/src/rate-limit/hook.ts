@@ -1,7 +1,7 @@
 import { AppError, rateLimitPolicies } from '@relay/contracts'
 import type { FastifyInstance } from 'fastify'
 import { rateLimitHeaders } from './headers.js'
-import type { RateLimiter, RateLimitPolicy } from './limiter.js'
+import { type RateLimiter, type RateLimitPolicy, RateLimitUnavailable } from './limiter.js'
 
 export type RateLimitPolicyName = keyof typeof rateLimitPolicies
 
@@ -14,7 +14,8 @@ declare module 'fastify' {
 
 /**
  * Applies each route's `rateLimit` policy to the authenticated caller: `RateLimit-*` headers on
- * every reply, 429 with `Retry-After` once the bucket is empty. Runs after the access-token guard.
+ * every reply, 429 with `Retry-After` once the bucket is empty, 503 with `Retry-After` while the
+ * buckets' store is unreachable. Runs after the access-token guard.
  */
 export function limitPerUser(
   scope: FastifyInstance,
@@ -26,19 +27,20 @@ export function limitPerUser(
     if (!policyName) {
       return
     }
-    // Without its store (Redis) a limit cannot be enforced: refuse rather than let everything through.
-    const result = await limiter
-      .consume(`${policyName}:${request.principal.id}`, policies[policyName])
-      .catch((err: unknown) => {
-        request.log.error({ err }, 'rate limiter unavailable')
-        throw new AppError('UNAVAILABLE', 'The service is briefly unavailable; try again shortly')
-      })
+    // Without its store (Redis) a limit cannot be enforced: the limiter refuses rather than let everything through.
+    const result = await limiter.consume(`${policyName}:${request.principal.id}`, policies[policyName])
     reply.headers(rateLimitHeaders(result))
     if (!result.allowed) {
       throw new AppError(
         'RATE_LIMITED',
         `Too many requests; try again in ${Math.max(1, Math.ceil(result.retryAfterMs / 1000))} s`,
       )
+    }
+  })
+  // Any route of the scope that uses the limiter itself (sign-in) gets the same header when it cannot.
+  scope.addHook('onError', async (_request, reply, error) => {
+    if (error instanceof RateLimitUnavailable) {
+      reply.header('Retry-After', String(error.retryAfterSeconds))
     }
   })
 }

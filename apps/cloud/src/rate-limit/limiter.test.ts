@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { rateLimitPolicies } from '@relay/contracts'
 import { createTestClock } from '@relay/testkit'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { openRedis, type Redis } from '../redis.js'
+import { closeRedis, connectRedis, type Redis } from '../redis.js'
 import { rateLimitHeaders } from './headers.js'
 import { createRateLimiter, type RateLimiter, type RateLimitPolicy } from './limiter.js'
 
@@ -15,9 +15,9 @@ let redis: Redis
 let otherRedis: Redis
 const usedPrefixes: string[] = []
 
-beforeAll(() => {
-  redis = openRedis(redisUrl)
-  otherRedis = openRedis(redisUrl)
+beforeAll(async () => {
+  redis = await connectRedis(redisUrl)
+  otherRedis = await connectRedis(redisUrl)
 })
 
 afterEach(async () => {
@@ -30,7 +30,7 @@ afterEach(async () => {
 })
 
 afterAll(async () => {
-  await Promise.all([redis.quit(), otherRedis.quit()])
+  await Promise.all([closeRedis(redis), closeRedis(otherRedis)])
 })
 
 function uniquePrefix() {

@@ -1,5 +1,6 @@
+import { AppError } from '@relay/contracts'
 import type { Clock } from '@relay/server-kit'
-import type { Redis } from '../redis.js'
+import { type Redis, type RedisLog, redisTimings, redisUse } from '../redis.js'
 
 /** A token bucket: holds at most `capacity` tokens and regains `capacity` tokens every `refillEvery` ms. */
 export type RateLimitPolicy = Readonly<{ capacity: number; refillEvery: number }>
@@ -22,6 +23,23 @@ export type RateLimiterOptions = {
   redis?: Redis
   /** Namespaces the buckets, e.g. `relay:rate:`. */
   prefix: string
+  /** Where a Redis outage is reported, once at its start and once at its end. */
+  log?: RedisLog
+}
+
+/** Seconds a client is asked to wait when limits cannot be checked: Redis is retried about this often. */
+export const unavailableRetryAfterSeconds = Math.ceil(redisTimings.maxReconnectDelay / 1000)
+
+/**
+ * Thrown when the bucket store (Redis) cannot be reached: a limit that cannot be checked refuses
+ * (503 with `Retry-After`) rather than letting every request through.
+ */
+export class RateLimitUnavailable extends AppError {
+  readonly retryAfterSeconds = unavailableRetryAfterSeconds
+
+  constructor(options?: ErrorOptions) {
+    super('UNAVAILABLE', 'The service is briefly unavailable; try again shortly', options)
+  }
 }
 
 export type RateLimiter = {
@@ -50,8 +68,8 @@ interface BucketStore {
 }
 
 /** Token-bucket rate limits; see DESIGN.md §4 (no fixed-window edge bursts). */
-export function createRateLimiter({ clock, redis, prefix }: RateLimiterOptions): RateLimiter {
-  const store = redis ? createRedisStore(redis) : createMemoryStore()
+export function createRateLimiter({ clock, redis, prefix, log }: RateLimiterOptions): RateLimiter {
+  const store = redis ? createRedisStore(redis, log) : createMemoryStore()
   return {
     async consume(key, policy, cost = 1) {
       checkPolicy(policy)
@@ -211,21 +229,18 @@ type BucketCommand = (
   expiryMargin: number,
 ) => Promise<[number, number, number]>
 
-function createRedisStore(redis: Redis): BucketStore {
+function createRedisStore(redis: Redis, log?: RedisLog): BucketStore {
   // defineCommand sends EVALSHA and loads the script once when Redis does not know it yet.
   redis.defineCommand(commandName, { numberOfKeys: 1, lua: bucketScript })
   const run = (redis as unknown as Record<typeof commandName, BucketCommand>)[commandName].bind(redis)
+  const use = redisUse('rate limiter', `limited requests are refused (${unavailableRetryAfterSeconds} s)`, log)
   return {
     async apply(key, policy, { kind, tokens }, now) {
-      const [allowed, level, at] = await run(
-        key,
-        now,
-        policy.capacity,
-        policy.refillEvery,
-        kind,
-        tokens,
-        expiryMarginMs,
-      )
+      const [allowed, level, at] = await use
+        .run(() => run(key, now, policy.capacity, policy.refillEvery, kind, tokens, expiryMarginMs))
+        .catch((err: unknown) => {
+          throw new RateLimitUnavailable({ cause: err })
+        })
       return { allowed: allowed === 1, bucket: { level, at } }
     },
     size: () => 0,
