@@ -3,6 +3,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import type { Clock } from '@relay/server-kit'
 import type { CloudConfig } from '../config.js'
+import { createDiskObjects } from './disk-objects.js'
+import { createDiskObjectStore } from './disk-store.js'
 import { type EmbeddedS3Options, embeddedS3Routes } from './embedded-store.js'
 import type { ObjectStore } from './object-store.js'
 import { createS3ObjectStore } from './s3-store.js'
@@ -19,8 +21,8 @@ export type ObjectStorage = {
 
 /**
  * The configured S3 store when `S3_ENDPOINT` is set; otherwise the cloud's own endpoint at
- * `<publicUrl>/s3`, with objects in `<dataDir>/objects/` and credentials from the configuration or
- * generated once into `<dataDir>/storage/credentials.json`.
+ * `<publicUrl>/s3` for clients, with objects in `<dataDir>/objects/` that the cloud reads and deletes
+ * directly, and credentials from the configuration or generated once into `<dataDir>/storage/credentials.json`.
  */
 export function createObjectStore(
   config: Pick<CloudConfig, 's3' | 'publicUrl' | 'dataDir'>,
@@ -34,7 +36,7 @@ export function createObjectStore(
     s3.accessKeyId !== undefined && s3.secretAccessKey !== undefined
       ? { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }
       : loadOrCreateCredentials(path.join(config.dataDir, 'storage', 'credentials.json'))
-  const store = createS3ObjectStore({
+  const presigner = createS3ObjectStore({
     endpoint: `${config.publicUrl}${EMBEDDED_S3_PREFIX}`,
     bucket: s3.bucket,
     region: s3.region,
@@ -44,13 +46,19 @@ export function createObjectStore(
   })
   const options = {
     prefix: EMBEDDED_S3_PREFIX,
-    objectsDir: path.join(config.dataDir, 'objects'),
+    objectsDir: embeddedObjectsDir(config),
     bucket: s3.bucket,
     region: s3.region,
     credentials,
     clock,
   }
-  return { store, embedded: { plugin: embeddedS3Routes, options } }
+  const objects = createDiskObjects(path.join(options.objectsDir, s3.bucket))
+  return { store: createDiskObjectStore({ objects, presigner }), embedded: { plugin: embeddedS3Routes, options } }
+}
+
+/** The embedded store's folder; its endpoint keeps each bucket in a folder of its own under it. */
+export function embeddedObjectsDir(config: Pick<CloudConfig, 'dataDir'>): string {
+  return path.join(config.dataDir, 'objects')
 }
 
 /** Read once at startup, synchronously, so that services can be built without awaiting. */

@@ -8,6 +8,9 @@ import { S3Error } from './s3-error.js'
 
 export type DiskObject = { size: number; sha256: string | undefined; modified: Date }
 
+/** Inclusive byte offsets, as in HTTP's Content-Range. */
+export type ByteRange = { start: number; end: number }
+
 /** Beside each object: its key (for whoever looks at the folder), size, SHA-256 and the inode it describes. */
 type Sidecar = { key: string; size: number; sha256: string; ino: number }
 
@@ -85,8 +88,14 @@ export function createDiskObjects(dir: string) {
       }
     },
 
-    /** The object and a stream of its bytes, read from one open file even if it is replaced meanwhile. */
-    async read(key: string): Promise<(DiskObject & { body: Readable }) | undefined> {
+    /**
+     * The object and a stream of its bytes, read from one open file even if it is replaced meanwhile.
+     * `range` picks the inclusive byte span to stream once the size is known (it may throw to refuse).
+     */
+    async read(
+      key: string,
+      range?: (size: number) => ByteRange | undefined,
+    ): Promise<(DiskObject & { body: Readable; range: ByteRange | undefined }) | undefined> {
       const file = fileFor(key)
       const handle = await open(file, 'r').catch((err: unknown) => {
         if (isMissing(err)) {
@@ -100,14 +109,20 @@ export function createDiskObjects(dir: string) {
       try {
         const info = await handle.stat()
         const sha256 = await sidecarSha256(file, info.ino)
-        return { size: info.size, sha256, modified: info.mtime, body: handle.createReadStream() }
+        const span = range?.(info.size)
+        const body = handle.createReadStream(span && { start: span.start, end: span.end })
+        return { size: info.size, sha256, modified: info.mtime, body, range: span }
       } catch (err) {
         await handle.close()
         throw err
       }
     },
 
-    async stat(key: string): Promise<DiskObject | undefined> {
+    /** The object without its bytes; `range` as for `read`. */
+    async stat(
+      key: string,
+      range?: (size: number) => ByteRange | undefined,
+    ): Promise<(DiskObject & { range: ByteRange | undefined }) | undefined> {
       const file = fileFor(key)
       const info = await stat(file).catch((err: unknown) => {
         if (isMissing(err)) {
@@ -115,7 +130,11 @@ export function createDiskObjects(dir: string) {
         }
         throw err
       })
-      return info && { size: info.size, sha256: await sidecarSha256(file, info.ino), modified: info.mtime }
+      if (!info) {
+        return undefined
+      }
+      const sha256 = await sidecarSha256(file, info.ino)
+      return { size: info.size, sha256, modified: info.mtime, range: range?.(info.size) }
     },
 
     /** Removes the object; a missing one is not an error. */

@@ -4,7 +4,27 @@ import { request as httpRequest, type OutgoingHttpHeaders } from 'node:http'
 import path from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3'
+import {
+  CopyObjectCommand,
+  CreateBucketCommand,
+  CreateMultipartUploadCommand,
+  DeleteBucketCommand,
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectAclCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  ListBucketsCommand,
+  ListObjectsCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  PutObjectTaggingCommand,
+  S3Client,
+  type S3ClientConfig,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3'
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import { MB, MINUTE, SECOND } from '@relay/contracts'
 import { createHttpServer } from '@relay/server-kit'
 import { createTestClock, freePort, tempDir } from '@relay/testkit'
@@ -49,7 +69,7 @@ async function startEmbeddedStore() {
     credentials: embedded.options.credentials,
     objectsDir: embedded.options.objectsDir,
     /** An SDK client of our own, signing with the test clock's time. */
-    client(secretAccessKey = embedded.options.credentials.secretAccessKey) {
+    client(secretAccessKey = embedded.options.credentials.secretAccessKey, options: Partial<S3ClientConfig> = {}) {
       return new S3Client({
         endpoint: `${config.publicUrl}/s3`,
         region: 'us-east-1',
@@ -57,6 +77,7 @@ async function startEmbeddedStore() {
         credentials: { accessKeyId: embedded.options.credentials.accessKeyId, secretAccessKey },
         systemClockOffset: clock.now().getTime() - Date.now(),
         maxAttempts: 1,
+        ...options,
       })
     },
     async close() {
@@ -456,6 +477,148 @@ describe('embedded object store', () => {
     expect(late.status).toBe(403)
     expect(await s3Code(late)).toBe('RequestTimeTooSkewed')
     expect(await s3.store.head(objectKey)).toMatchObject({ size: 4 })
+  })
+
+  it('serves one byte range with 206 and Content-Range, to the SDK and to a presigned URL', async () => {
+    const objectKey = nextKey()
+    const body = randomBytes(1000)
+    await put(await s3.store.presignUpload(objectKey, { contentLength: body.length, expiresInSeconds: 60 }), body)
+    const client = s3.client()
+    try {
+      for (const [range, start, end] of [
+        ['bytes=10-19', 10, 19],
+        ['bytes=990-', 990, 999],
+        ['bytes=-5', 995, 999],
+        ['bytes=900-5000', 900, 999],
+        ['bytes=-5000', 0, 999],
+        ['bytes=0-0', 0, 0],
+      ] as const) {
+        const part = await client.send(new GetObjectCommand({ Bucket: 'relay-backups', Key: objectKey, Range: range }))
+        expect(part.$metadata.httpStatusCode, range).toBe(206)
+        expect(part.ContentRange, range).toBe(`bytes ${start}-${end}/1000`)
+        expect(part.ContentLength, range).toBe(end - start + 1)
+        const bytes = Buffer.from((await part.Body?.transformToByteArray()) ?? [])
+        expect(bytes.equals(body.subarray(start, end + 1)), range).toBe(true)
+      }
+      const head = await client.send(
+        new HeadObjectCommand({ Bucket: 'relay-backups', Key: objectKey, Range: 'bytes=100-199' }),
+      )
+      expect(head).toMatchObject({ $metadata: { httpStatusCode: 206 }, ContentLength: 100 })
+
+      await expect(
+        client.send(new GetObjectCommand({ Bucket: 'relay-backups', Key: objectKey, Range: 'bytes=1000-' })),
+      ).rejects.toMatchObject({ name: 'InvalidRange', $metadata: { httpStatusCode: 416 } })
+    } finally {
+      client.destroy()
+    }
+
+    const { url } = await s3.store.presignDownload(objectKey, { expiresInSeconds: 60 })
+    const whole = await fetch(url)
+    expect(whole.status).toBe(200)
+    expect(whole.headers.get('accept-ranges')).toBe('bytes')
+    expect(Buffer.from(await whole.arrayBuffer()).equals(body)).toBe(true)
+
+    const part = await fetch(url, { headers: { range: 'bytes=500-509' } })
+    expect(part.status).toBe(206)
+    expect(part.headers.get('content-range')).toBe('bytes 500-509/1000')
+    expect(Buffer.from(await part.arrayBuffer()).equals(body.subarray(500, 510))).toBe(true)
+
+    const past = await fetch(url, { headers: { range: 'bytes=2000-2010' } })
+    expect(past.status).toBe(416)
+    expect(past.headers.get('content-range')).toBe('bytes */1000')
+    expect(await s3Code(past)).toBe('InvalidRange')
+    expect((await fetch(url, { headers: { range: 'bytes=-0' } })).status).toBe(416)
+
+    // Several ranges at once are refused rather than answered with something else.
+    const several = await fetch(url, { headers: { range: 'bytes=0-9,20-29' } })
+    expect(several.status).toBe(501)
+    expect(await s3Code(several)).toBe('NotImplemented')
+
+    // What is not a byte range, or a range with If-Range, gets the whole object, as HTTP says.
+    const ignored: Record<string, string>[] = [
+      { range: 'bytes=9-1' },
+      { range: 'lines=1-2' },
+      { range: 'bytes=0-9', 'if-range': '"x"' },
+    ]
+    for (const headers of ignored) {
+      const response = await fetch(url, { headers })
+      expect(response.status, JSON.stringify(headers)).toBe(200)
+      expect((await response.arrayBuffer()).byteLength).toBe(1000)
+    }
+  })
+
+  it('answers every operation it does not implement with NotImplemented, and changes nothing', async () => {
+    const source = nextKey()
+    const target = nextKey()
+    const body = randomBytes(100)
+    await put(await s3.store.presignUpload(source, { contentLength: body.length, expiresInSeconds: 60 }), body)
+    const Bucket = 'relay-backups'
+    // Checksums only where required: a CRC32 the store cannot check must not be what refuses these.
+    const client = s3.client(undefined, { requestChecksumCalculation: 'WHEN_REQUIRED' })
+    const refused = [
+      new CopyObjectCommand({ Bucket, Key: target, CopySource: `${Bucket}/${source}` }),
+      new ListObjectsV2Command({ Bucket }),
+      new ListObjectsCommand({ Bucket }),
+      new ListBucketsCommand({}),
+      new CreateMultipartUploadCommand({ Bucket, Key: target }),
+      new UploadPartCommand({ Bucket, Key: target, UploadId: 'upload-1', PartNumber: 1, Body: 'abc' }),
+      new DeleteObjectsCommand({ Bucket, Delete: { Objects: [{ Key: source }] } }),
+      new PutObjectTaggingCommand({ Bucket, Key: source, Tagging: { TagSet: [{ Key: 'a', Value: 'b' }] } }),
+      new GetObjectAclCommand({ Bucket, Key: source }),
+      new CreateBucketCommand({ Bucket: 'another-bucket' }),
+      new DeleteBucketCommand({ Bucket }),
+      new PutObjectCommand({ Bucket, Key: target, Body: 'abc', Metadata: { owner: 'someone' } }),
+      new PutObjectCommand({ Bucket, Key: target, Body: 'abc', ChecksumAlgorithm: 'CRC32' }),
+      new PutObjectCommand({ Bucket, Key: target, Body: 'abc', IfNoneMatch: '*' }),
+    ]
+    try {
+      for (const command of refused) {
+        await expect(client.send(command as never), command.constructor.name).rejects.toMatchObject({
+          name: 'NotImplemented',
+          $metadata: { httpStatusCode: 501 },
+        })
+      }
+      // A HEAD has no body to name the error: the status says it.
+      await expect(client.send(new HeadBucketCommand({ Bucket }))).rejects.toMatchObject({
+        $metadata: { httpStatusCode: 501 },
+      })
+      // A copy presigned for a browser carries its source in the query: refused all the same.
+      const copyUrl = await getSignedUrl(
+        client,
+        new CopyObjectCommand({ Bucket, Key: target, CopySource: `${Bucket}/${source}` }),
+        { expiresIn: 60, signingDate: s3.clock.now() },
+      )
+      expect(copyUrl).toContain('x-amz-copy-source=')
+      const copy = await fetch(copyUrl, { method: 'PUT' })
+      expect(copy.status).toBe(501)
+      expect(await s3Code(copy)).toBe('NotImplemented')
+
+      expect(await s3.store.head(target)).toBeUndefined()
+      expect(await s3.store.head(source)).toEqual({ size: 100, sha256: sha256(body) })
+      // What it does implement still works through the same client.
+      await client.send(new PutObjectCommand({ Bucket, Key: target, Body: 'abc' }))
+      expect(await s3.store.head(target)).toMatchObject({ size: 3 })
+    } finally {
+      client.destroy()
+    }
+  })
+
+  it('refuses sub-resources before anything else, signed or not', async () => {
+    for (const query of [
+      'acl',
+      'tagging',
+      'uploads',
+      'uploadId=1',
+      'partNumber=1',
+      'versioning',
+      'response-content-type=text/html',
+    ]) {
+      const response = await fetch(`${s3.endpoint}/relay-backups/${nextKey()}?${query}`)
+      expect(response.status, query).toBe(501)
+      expect(await s3Code(response), query).toBe('NotImplemented')
+    }
+    const batch = await fetch(`${s3.endpoint}/relay-backups?delete`, { method: 'POST', body: '<Delete/>' })
+    expect(batch.status).toBe(501)
   })
 
   it('answers other methods with 405', async () => {

@@ -1,9 +1,11 @@
 import path from 'node:path'
 import { MB } from '@relay/contracts'
 import type { Clock } from '@relay/server-kit'
-import type { FastifyError, FastifyPluginAsync, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import { requestedRange, UnsatisfiableRange } from './byte-range.js'
 import { createDiskObjects } from './disk-objects.js'
 import { S3Error, s3ErrorXml } from './s3-error.js'
+import { refuseUnsupported } from './s3-operations.js'
 import { createSigV4Verifier, type S3Credentials } from './sigv4-verifier.js'
 
 export type EmbeddedS3Options = {
@@ -28,7 +30,8 @@ const MAX_KEY_BYTES = 1024
 
 /**
  * A small S3-compatible endpoint for the embedded default: path-style `<prefix>/<bucket>/<key>`, object
- * PUT, GET, HEAD and DELETE, every request signed with SigV4 (presigned URL or Authorization header).
+ * PUT, GET (one byte range or all), HEAD and DELETE, every request signed with SigV4 (presigned URL or
+ * Authorization header). Anything else S3 can do is answered `NotImplemented`, never with a success.
  * Register it with a prefix, unwrapped: its body parser and error handler must stay inside its scope.
  */
 export const embeddedS3Routes: FastifyPluginAsync<EmbeddedS3Options> = async (app, options) => {
@@ -53,12 +56,21 @@ export const embeddedS3Routes: FastifyPluginAsync<EmbeddedS3Options> = async (ap
       request.log.info({ code: s3Error.code, status: s3Error.status }, s3Error.message)
     }
     reply.code(s3Error.status).type('application/xml')
+    if (s3Error instanceof UnsatisfiableRange) {
+      reply.header('content-range', `bytes */${s3Error.size}`)
+    }
     return reply.send(request.method === 'HEAD' ? undefined : s3ErrorXml(s3Error, pathOf(request.url)))
   })
 
-  // Public to the access-token guard: every request here is authenticated by its SigV4 signature instead.
-  app.all('/*', { bodyLimit: maxObjectBytes, config: { public: true } }, async (request, reply) => {
+  async function serve(request: FastifyRequest, reply: FastifyReply) {
     const { method } = request
+    const queryAt = request.url.indexOf('?')
+    refuseUnsupported(
+      method,
+      pathOf(request.url).slice(app.prefix.length),
+      queryAt < 0 ? '' : request.url.slice(queryAt + 1),
+      request.headers,
+    )
     if (method !== 'GET' && method !== 'HEAD' && method !== 'PUT' && method !== 'DELETE') {
       throw new S3Error(405, 'MethodNotAllowed', `The specified method is not allowed against this resource`)
     }
@@ -90,17 +102,24 @@ export const embeddedS3Routes: FastifyPluginAsync<EmbeddedS3Options> = async (ap
       }
       case 'GET':
       case 'HEAD': {
-        const object = method === 'GET' ? await objects.read(key) : await objects.stat(key)
+        const range = requestedRange(rangeHeader(request))
+        const object = method === 'GET' ? await objects.read(key, range) : await objects.stat(key, range)
         if (!object) {
           throw new S3Error(404, 'NoSuchKey', 'The specified key does not exist.')
         }
+        const span = object.range
         reply
           .type(OCTET_STREAM)
-          .header('content-length', object.size)
+          .header('accept-ranges', 'bytes')
+          .header('content-length', span ? span.end - span.start + 1 : object.size)
           .header('last-modified', object.modified.toUTCString())
+        if (span) {
+          reply.code(206).header('content-range', `bytes ${span.start}-${span.end}/${object.size}`)
+        }
         if (object.sha256) {
           reply.header('etag', `"${object.sha256}"`)
-          if (withChecksum) {
+          // The stored checksum is the whole object's: a part of it has none.
+          if (withChecksum && !span) {
             reply.header('x-amz-checksum-sha256', Buffer.from(object.sha256, 'hex').toString('base64'))
           }
         }
@@ -117,7 +136,12 @@ export const embeddedS3Routes: FastifyPluginAsync<EmbeddedS3Options> = async (ap
       default:
         return method satisfies never
     }
-  })
+  }
+
+  // Public to the access-token guard: every request here is authenticated by its SigV4 signature instead.
+  app.all('/*', { bodyLimit: maxObjectBytes, config: { public: true } }, serve)
+  // `/*` leaves out the endpoint's root `<prefix>/`, where S3 clients list buckets: that is answered too.
+  app.all('/', { bodyLimit: maxObjectBytes, config: { public: true }, prefixTrailingSlash: 'slash' }, serve)
 }
 
 /** The key of a `<prefix>/<bucket>/<key>` path, refused when it could name anything but a plain object. */
@@ -141,6 +165,14 @@ function objectKey(url: string, prefix: string, bucket: string): string {
     throw new S3Error(400, 'InvalidArgument', 'Object keys must be relative paths without empty, "." or ".." parts')
   }
   return key
+}
+
+/**
+ * The Range header to honour. With If-Range the whole object is sent: HTTP lets a server ignore Range,
+ * and the whole object is right whichever version the client holds a part of.
+ */
+function rangeHeader(request: FastifyRequest): string | undefined {
+  return request.headers['if-range'] === undefined ? request.headers.range : undefined
 }
 
 function contentLength(request: FastifyRequest, max: number): number {
