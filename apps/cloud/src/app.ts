@@ -1,9 +1,10 @@
-import { cleanupWorker, HOUR } from '@relay/contracts'
+import { HOUR } from '@relay/contracts'
 import { type Clock, createHttpServer, every, migrateAtStartup, packageVersion, systemClock } from '@relay/server-kit'
 import { guardRoutes } from './auth/guard.js'
 import { accountRoutes } from './auth/routes.js'
 import { createTokenVerifier } from './auth/tokens.js'
 import { backupRoutes } from './backups/routes.js'
+import { type BackupJobSchedule, scheduleBackupJobs } from './backups/schedule.js'
 import type { CloudConfig } from './config.js'
 import { type CloudDatabase, openDatabase } from './db/database.js'
 import { migrations } from './db/migrations/index.js'
@@ -15,8 +16,9 @@ import { createOAuthServer } from './oauth/server.js'
 import { paymentRoutes } from './payments/routes.js'
 import { limitPerUser, type RateLimitPolicyName } from './rate-limit/hook.js'
 import { createRateLimiter, type RateLimitPolicy } from './rate-limit/limiter.js'
-import { openRedis, type Redis } from './redis.js'
+import { closeRedis, connectRedis, type Redis } from './redis.js'
 import { createCloudServices } from './services.js'
+import { checkObjectStore } from './storage/store-identity.js'
 
 export type CloudOverrides = {
   /** An already opened database; the app migrates it but does not close it. */
@@ -37,18 +39,20 @@ export async function createApp(config: CloudConfig, overrides: CloudOverrides =
   const app = createHttpServer({
     logger: { level: config.logLevel, pretty: config.prettyLogs, stream: overrides.logStream },
   })
-  const database = overrides.database ?? (await openDatabase(config))
+  const database = overrides.database ?? (await openDatabase(config, app.log))
   if (!overrides.database) {
     app.addHook('onClose', () => database.close())
   }
   await migrateAtStartup(app, database.db, migrations)
-  const redis: Redis | undefined = config.redisUrl ? openRedis(config.redisUrl) : undefined
+  // Before anything is served: an instance whose object store is not the database's one is refused.
+  await checkObjectStore(database.db, config, overrides.clock ?? systemClock).catch(async (err: unknown) => {
+    await app.close()
+    throw err
+  })
+  // Waits a moment for Redis, never longer: without it the cloud starts and runs degraded (see redis.ts).
+  const redis: Redis | undefined = config.redisUrl ? await connectRedis(config.redisUrl, { log: app.log }) : undefined
   if (redis) {
-    // Without a listener ioredis prints every failed reconnect to stderr; callers already see each failure.
-    redis.on('error', (err: Error) => app.log.warn({ err: err.message }, 'redis unavailable'))
-    app.addHook('onClose', async () => {
-      await redis.quit()
-    })
+    app.addHook('onClose', () => closeRedis(redis))
   }
   const clock = overrides.clock ?? systemClock
   const services = createCloudServices({ config, database, clock, redis, log: app.log })
@@ -69,13 +73,19 @@ export async function createApp(config: CloudConfig, overrides: CloudOverrides =
       )
     }
   }
-  const limiter = createRateLimiter({ clock, redis, prefix: 'relay-cloud:rate:' })
+  const limiter = createRateLimiter({ clock, redis, prefix: 'relay-cloud:rate:', log: app.log })
   // At the root and before any plugin, so that every route registered below, in any scope, is behind
   // them: a route is private unless its definition says otherwise. The limiter keys by the guard's principal.
   guardRoutes(app, createTokenVerifier(tokens))
   limitPerUser(app, limiter, overrides.rateLimitPolicies)
 
-  await app.register(healthRoutes, { database, version, startedAt: performance.now() })
+  await app.register(healthRoutes, {
+    database,
+    redis,
+    store: services.storage.store,
+    version,
+    startedAt: performance.now(),
+  })
   if (services.storage.embedded) {
     const { plugin, options } = services.storage.embedded
     await app.register(plugin, { ...options, canWrite: services.backups.acceptsUpload })
@@ -88,15 +98,22 @@ export async function createApp(config: CloudConfig, overrides: CloudOverrides =
 
   // Expired sessions, codes and refresh tokens read as missing at once; this removes their rows.
   const jobs = new AbortController()
+  let backupJobs: BackupJobSchedule | undefined
   app.addHook('onReady', async () => {
     every(HOUR, () => pruneExpiredArtifacts(database.db, clock, app.log), { log: app.log, signal: jobs.signal })
-    every(cleanupWorker.interval, services.backups.cleanup, {
+    // After the license listener is set up: on PGlite a LISTEN issued inside a job's transaction would go with it.
+    await services.licenses.ready()
+    backupJobs = scheduleBackupJobs({
+      db: database.db,
+      store: services.backups.store,
+      clock,
       log: app.log,
-      signal: jobs.signal,
-      firstRunAfter: cleanupWorker.firstRunAfter,
+      afterRun: services.backups.forgetRecent,
     })
   })
   app.addHook('onClose', async () => jobs.abort())
+  // Before onClose, which closes the database: a job run under way finishes first.
+  app.addHook('preClose', async () => backupJobs?.stop())
 
   await app.register(accountRoutes, { db: database.db, directory, clock, checkLicense: services.licenses.check })
   await app.register(backupRoutes, { backups: services.backups })

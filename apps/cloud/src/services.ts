@@ -36,13 +36,14 @@ export function createCloudServices({ config, database, clock = systemClock, red
     clock,
   }
   // A Redis cache is shared, so a change deletes the one entry every instance reads. A per-process cache
-  // also has to hear other processes' changes (NOTIFY), or it would answer from a stale entry for up to 4 h.
+  // also has to hear other processes' changes (NOTIFY), or it would answer from a stale entry for up to 4 h;
+  // so does a shared one whose delete failed while Redis was out of reach of the process that made the change.
   const licenses = createLicenseService({
     db,
     clock,
     log,
-    cache: redis ? createRedisLicenseCache({ redis, clock }) : createMemoryLicenseCache({ clock }),
-    listen: redis ? undefined : database.listen,
+    cache: redis ? createRedisLicenseCache({ redis, clock, log }) : createMemoryLicenseCache({ clock }),
+    listen: database.listen,
   })
   const payments = createPaymentService({ licenses, directory, clock, webhookSecret: config.stripeWebhookSecret })
   const storage = createObjectStore(config, { clock })

@@ -15,7 +15,10 @@ export const backupDueAfter = {
   monthly: 30 * DAY,
 } as const satisfies Record<BackupFrequency, number>
 
-/** Quotas, checked in this order on request-upload; counted over pending and completed backups. */
+/**
+ * Quotas, checked in this order on request-upload; counted over completed backups and pending ones
+ * that have not lapsed (`pendingLapsesAfter`).
+ */
 export const backupQuota = {
   maxBackupBytes: 50 * MB,
   maxTotalBytes: 500 * MB,
@@ -30,6 +33,11 @@ export const quotaReasons = {
 
 export const backupLimits = {
   presignedUrlValidity: 30 * MINUTE,
+  /**
+   * How long after its upload URL lapsed a pending backup may still finish: a PUT started just in
+   * time, then complete-upload. Past both it is released (see `pendingLapsesAfter`).
+   */
+  pendingGrace: 15 * MINUTE,
   stalePendingAfter: 24 * HOUR,
   listMax: 100,
   retentionDays: { min: 1, max: 365, default: 30 },
@@ -44,9 +52,23 @@ export const backupSchedule = {
   checkInterval: 15 * MINUTE,
 } as const
 
+/**
+ * A pending backup this old is released: it stops counting toward the quotas at once, can no longer
+ * be completed, and the hourly release job marks it failed and deletes any stored file.
+ */
+export const pendingLapsesAfter = backupLimits.presignedUrlValidity + backupLimits.pendingGrace
+
+/**
+ * The cloud's backup jobs. Each records its last run in the database: an instance starts a job at
+ * once when its last run is older than its interval (or there is none), then an interval after each run.
+ */
 export const cleanupWorker = {
-  firstRunAfter: DAY,
+  /** The spec's cleanup: expired backups, and pending ones older than `stalePendingAfter`. */
   interval: DAY,
+  /** Releases pending backups past `pendingLapsesAfter`. */
+  releaseInterval: HOUR,
+  /** The next attempt after a run that failed, or that another instance was still running. */
+  retryAfter: 15 * MINUTE,
 } as const
 
 /** Token buckets per user: `capacity` tokens, refilled `capacity` every `refillEvery`. */
@@ -112,8 +134,9 @@ export const BackupUsage = Type.Object({
   backupCount: Type.Integer(),
   completedCount: Type.Integer(),
   pendingCount: Type.Integer(),
+  /** Failed backups, and pending ones past `pendingLapsesAfter` (they can no longer complete). */
   failedCount: Type.Integer(),
-  /** Bytes of pending and completed backups: what the storage quota counts. */
+  /** Bytes of completed and not yet lapsed pending backups: what the storage quota counts. */
   totalBytes: Type.Integer(),
   maxBackupBytes: Type.Integer(),
   maxTotalBytes: Type.Integer(),

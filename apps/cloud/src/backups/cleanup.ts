@@ -1,46 +1,123 @@
-import { backupLimits } from '@relay/contracts'
+import { backupLimits, cleanupWorker, DAY, pendingLapsesAfter } from '@relay/contracts'
 import type { Clock } from '@relay/server-kit'
-import type { Kysely } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
 import type { CloudDB } from '../db/schema.js'
 import type { ObjectStore } from '../storage/object-store.js'
-import { removeExpired, tryCleanupLock } from './repo.js'
+import { failLapsedPending, lastRunOf, recentFailedKeys, recordRun, removeExpired, tryJobLock } from './repo.js'
+
+/** The jobs' names: their rows in `cleanup_runs` and their advisory locks. */
+export const backupJobs = { cleanup: 'backup_cleanup', release: 'backup_release' } as const
+
+/**
+ * How long the files of failed backups are deleted again by each release run: a delete that failed
+ * when the backup failed is retried, and so is a file put back through an upload URL that an external
+ * S3 store honours until it lapses. Past this, the daily cleanup removes the file with its record.
+ */
+export const failedFilesRetriedFor = DAY
 
 export type CleanupResult = { ran: boolean; expired: number; stalePending: number; total: number }
+export type ReleaseResult = { ran: boolean; released: number }
 
 export type CleanupDeps = {
   db: Kysely<CloudDB>
   store: ObjectStore
   clock: Clock
   log: { info(obj: object, msg: string): void }
+  /** Skip the run when the job's last recorded run is more recent than its interval (scheduled runs). */
+  onlyIfDue?: boolean
+}
+
+type Skipped = { ran: false; reason: 'locked' | 'not due' }
+
+/**
+ * Runs `work` under the job's transaction-scoped advisory lock (one instance at a time) and records
+ * the run in the same transaction: a run that throws leaves neither its changes nor its record, so
+ * the job stays due. The due check is made under the lock, so an instance that waited for another's
+ * run sees it.
+ */
+async function runJob<T>(
+  db: Kysely<CloudDB>,
+  job: string,
+  interval: number | undefined,
+  now: Date,
+  work: (trx: Transaction<CloudDB>) => Promise<T>,
+): Promise<Skipped | { ran: true; value: T }> {
+  return db.transaction().execute(async (trx) => {
+    if (!(await tryJobLock(trx, job))) {
+      return { ran: false, reason: 'locked' } as const
+    }
+    if (interval !== undefined) {
+      const last = await lastRunOf(trx, job)
+      if (last && now.getTime() - last.getTime() < interval) {
+        return { ran: false, reason: 'not due' } as const
+      }
+    }
+    const value = await work(trx)
+    await recordRun(trx, job, now)
+    return { ran: true, value } as const
+  })
 }
 
 /**
  * The daily cleanup: backups whose expiry passed and pending ones older than 24 hours go, with
- * their stored files. One instance at a time (a transaction-scoped advisory lock); the records
- * are removed only if their files could be, so a failed run leaves everything for the next one.
+ * their stored files. The records are removed only if their files could be, so a failed run leaves
+ * everything for the next one.
  */
-export async function cleanupBackups({ db, store, clock, log }: CleanupDeps): Promise<CleanupResult> {
+export async function cleanupBackups({ db, store, clock, log, onlyIfDue }: CleanupDeps): Promise<CleanupResult> {
   const now = clock.now()
-  const result = await db.transaction().execute(async (trx) => {
-    if (!(await tryCleanupLock(trx))) {
-      return { ran: false, expired: 0, stalePending: 0, total: 0 }
+  const outcome = await runJob(
+    db,
+    backupJobs.cleanup,
+    onlyIfDue ? cleanupWorker.interval : undefined,
+    now,
+    async (trx) => {
+      const removed = await removeExpired(trx, now, new Date(now.getTime() - backupLimits.stalePendingAfter))
+      const keys = [...removed.expired, ...removed.stalePending]
+      if (keys.length > 0) {
+        await store.delete(keys)
+      }
+      return { expired: removed.expired.length, stalePending: removed.stalePending.length }
+    },
+  )
+  if (!outcome.ran) {
+    if (outcome.reason === 'locked') {
+      log.info({}, 'backup cleanup skipped: another instance is running it')
     }
-    const removed = await removeExpired(trx, now, new Date(now.getTime() - backupLimits.stalePendingAfter))
-    const keys = [...removed.expired, ...removed.stalePending]
-    if (keys.length > 0) {
-      await store.delete(keys)
-    }
-    const expired = removed.expired.length
-    const stalePending = removed.stalePending.length
-    return { ran: true, expired, stalePending, total: expired + stalePending }
-  })
-  if (result.ran) {
-    log.info(
-      { expired: result.expired, stalePending: result.stalePending, total: result.total },
-      'backup cleanup finished',
-    )
-  } else {
-    log.info({}, 'backup cleanup skipped: another instance is running it')
+    return { ran: false, expired: 0, stalePending: 0, total: 0 }
   }
-  return result
+  const { expired, stalePending } = outcome.value
+  const total = expired + stalePending
+  log.info({ expired, stalePending, total }, 'backup cleanup finished')
+  return { ran: true, expired, stalePending, total }
+}
+
+/**
+ * The hourly release: pending backups past their upload window and its grace are marked failed and
+ * their files (if any arrived) deleted, with the files of recently failed backups again. The quotas
+ * stopped counting these backups when they lapsed; this makes their state and the store agree.
+ */
+export async function releaseLapsedBackups({ db, store, clock, log, onlyIfDue }: CleanupDeps): Promise<ReleaseResult> {
+  const now = clock.now()
+  const outcome = await runJob(
+    db,
+    backupJobs.release,
+    onlyIfDue ? cleanupWorker.releaseInterval : undefined,
+    now,
+    async (trx) => {
+      const released = await failLapsedPending(trx, new Date(now.getTime() - pendingLapsesAfter))
+      const failed = await recentFailedKeys(trx, new Date(now.getTime() - failedFilesRetriedFor))
+      const keys = [...new Set([...released, ...failed])]
+      if (keys.length > 0) {
+        await store.delete(keys)
+      }
+      return released.length
+    },
+  )
+  if (!outcome.ran) {
+    return { ran: false, released: 0 }
+  }
+  if (outcome.value > 0) {
+    log.info({ released: outcome.value }, 'lapsed pending backups released')
+  }
+  return { ran: true, released: outcome.value }
 }

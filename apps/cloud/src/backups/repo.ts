@@ -39,14 +39,23 @@ export async function lockUser(trx: Transaction<CloudDB>, userId: string): Promi
 
 export type Usage = { count: number; bytes: number; pending: number; completed: number; failed: number }
 
-/** A user's backups by status; `count` and `bytes` are what the quotas count (pending and completed). */
-const usageColumns = [
-  sql<string>`count(*) filter (where status in ('pending', 'completed'))`.as('count'),
-  sql<string>`coalesce(sum(compressed_size) filter (where status in ('pending', 'completed')), 0)`.as('bytes'),
-  sql<string>`count(*) filter (where status = 'pending')`.as('pending'),
-  sql<string>`count(*) filter (where status = 'completed')`.as('completed'),
-  sql<string>`count(*) filter (where status = 'failed')`.as('failed'),
-]
+/**
+ * A user's backups by status; `count` and `bytes` are what the quotas count: completed backups and
+ * pending ones created at or after `lapsedBefore`. A pending backup older than that can no longer be
+ * completed, so it counts as failed from that moment, whether or not the release job has marked it yet.
+ */
+function usageColumns(lapsedBefore: Date) {
+  const live = sql`(status = 'completed' or (status = 'pending' and created_at >= ${lapsedBefore}))`
+  return [
+    sql<string>`count(*) filter (where ${live})`.as('count'),
+    sql<string>`coalesce(sum(compressed_size) filter (where ${live}), 0)`.as('bytes'),
+    sql<string>`count(*) filter (where status = 'pending' and created_at >= ${lapsedBefore})`.as('pending'),
+    sql<string>`count(*) filter (where status = 'completed')`.as('completed'),
+    sql<string>`count(*) filter (where status = 'failed' or (status = 'pending' and created_at < ${lapsedBefore}))`.as(
+      'failed',
+    ),
+  ]
+}
 
 function toUsage(row: Record<keyof Usage, string>): Usage {
   return {
@@ -58,9 +67,13 @@ function toUsage(row: Record<keyof Usage, string>): Usage {
   }
 }
 
-export async function usageOf(db: Db, userId: string): Promise<Usage> {
+export async function usageOf(db: Db, userId: string, lapsedBefore: Date): Promise<Usage> {
   return toUsage(
-    await db.selectFrom('backups').select(usageColumns).where('user_id', '=', userId).executeTakeFirstOrThrow(),
+    await db
+      .selectFrom('backups')
+      .select(usageColumns(lapsedBefore))
+      .where('user_id', '=', userId)
+      .executeTakeFirstOrThrow(),
   )
 }
 
@@ -127,12 +140,12 @@ export async function listBackups(db: Db, userId: string, { backendId, limit }: 
 type Json<T> = { [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K] }
 
 /** Everything the status reply needs, in one query (one round trip, one turn of PGlite's single connection). */
-export async function statusFacts(db: Db, userId: string) {
+export async function statusFacts(db: Db, userId: string, lapsedBefore: Date) {
   const row = await db
     .selectFrom('backups')
     .where('user_id', '=', userId)
     .select((eb) => [
-      ...usageColumns,
+      ...usageColumns(lapsedBefore),
       eb
         .selectFrom('backup_settings as s')
         .select(sql<Json<SettingsRow>>`row_to_json(s)`.as('row'))
@@ -180,10 +193,50 @@ export async function removeExpired(trx: Transaction<CloudDB>, now: Date, pendin
   return { expired: expired.map((row) => row.s3_key), stalePending: stalePending.map((row) => row.s3_key) }
 }
 
-/** Takes the cleanup worker's lock for this transaction; false when another instance holds it. */
-export async function tryCleanupLock(trx: Transaction<CloudDB>): Promise<boolean> {
+/** Marks pending backups created before `before` failed; returns their storage keys. */
+export async function failLapsedPending(trx: Transaction<CloudDB>, before: Date): Promise<string[]> {
+  const rows = await trx
+    .updateTable('backups')
+    .set({ status: 'failed' })
+    .where('status', '=', 'pending')
+    .where('created_at', '<', before)
+    .returning('s3_key')
+    .execute()
+  return rows.map((row) => row.s3_key)
+}
+
+/** Storage keys of failed backups created since `since`: their files are deleted again until then. */
+export async function recentFailedKeys(db: Db, since: Date): Promise<string[]> {
+  const rows = await db
+    .selectFrom('backups')
+    .select('s3_key')
+    .where('status', '=', 'failed')
+    .where('created_at', '>=', since)
+    .execute()
+  return rows.map((row) => row.s3_key)
+}
+
+/** Takes a job's lock for this transaction; false when another instance holds it. */
+export async function tryJobLock(trx: Transaction<CloudDB>, job: string): Promise<boolean> {
   const { rows } = await sql<{
     locked: boolean
-  }>`select pg_try_advisory_xact_lock(hashtext('backup_cleanup')) as locked`.execute(trx)
+  }>`select pg_try_advisory_xact_lock(hashtext(${job})) as locked`.execute(trx)
   return rows[0]?.locked === true
+}
+
+export function lastRunOf(db: Db, job: string): Promise<Date | undefined> {
+  return db
+    .selectFrom('cleanup_runs')
+    .select('last_run_at')
+    .where('job', '=', job)
+    .executeTakeFirst()
+    .then((row) => row?.last_run_at)
+}
+
+export async function recordRun(db: Db, job: string, at: Date): Promise<void> {
+  await db
+    .insertInto('cleanup_runs')
+    .values({ job, last_run_at: at })
+    .onConflict((oc) => oc.column('job').doUpdateSet({ last_run_at: at }))
+    .execute()
 }

@@ -13,7 +13,7 @@ const credentials = { S3_ACCESS_KEY_ID: 'scale-test-key', S3_SECRET_ACCESS_KEY: 
 
 /**
  * Two cloud instances on one PostgreSQL database (each with its own connection pool), one object
- * store (the first instance's embedded one) and, where said, one Redis.
+ * store (the embedded one, in the data folder they share) and, where said, one Redis.
  */
 describe.runIf(databaseKinds.includes('postgres'))('two cloud instances on one PostgreSQL', () => {
   const clock = createTestClock('2026-06-01T09:00:00.000Z')
@@ -28,7 +28,7 @@ describe.runIf(databaseKinds.includes('postgres'))('two cloud instances on one P
       clock,
       database: { ...otherPool, dataDir: database.dataDir, url: database.url, dispose: () => otherPool.close() },
       // One public address for both, as behind a load balancer: tokens from one are valid on the other.
-      env: { ...credentials, ...env, S3_ENDPOINT: `${a.url}/s3`, CLOUD_PUBLIC_URL: a.url },
+      env: { ...credentials, ...env, CLOUD_PUBLIC_URL: a.url },
       overrides,
     })
     return [a, b] as const

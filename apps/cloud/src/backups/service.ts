@@ -12,6 +12,7 @@ import {
   DAY,
   type DownloadGrant,
   licenseRequiredMessage,
+  pendingLapsesAfter,
   quotaReasons,
   type UploadGrant,
   type UploadRequest,
@@ -46,8 +47,13 @@ export const defaultSettings: Omit<repo.SettingsRow, 'user_id' | 'updated_at'> =
 
 const presignSeconds = backupLimits.presignedUrlValidity / 1000
 
+/** Pending backups created before this moment are past their upload window and its grace. */
+function lapsedBefore(now: Date): Date {
+  return new Date(now.getTime() - pendingLapsesAfter)
+}
+
 export function createBackupService({ db, clock, store, licenses, log }: BackupDeps) {
-  const recent = createRecentFacts((userId) => repo.statusFacts(db, userId), clock)
+  const recent = createRecentFacts((userId) => repo.statusFacts(db, userId, lapsedBefore(clock.now())), clock)
   async function requireLicense(userId: string): Promise<void> {
     if (!(await licenses.check(userId)).valid) {
       throw new AppError('LICENSE_REQUIRED', licenseRequiredMessage)
@@ -69,6 +75,20 @@ export function createBackupService({ db, clock, store, licenses, log }: BackupD
       : await repo.findOwner(db, backendId)
     if (owner !== undefined && owner !== userId) {
       throw new AppError('BACKEND_OWNED_BY_OTHER', `Backend ${backendId} belongs to another account`)
+    }
+  }
+
+  /**
+   * Fails a pending backup and deletes its file at once, so neither quota nor store keeps it. The
+   * store may be down: the hourly release job deletes the files of recently failed backups again.
+   */
+  async function fail(userId: string, backup: repo.BackupRow, problem: string): Promise<void> {
+    await recent.after(userId, repo.updateBackup(db, backup.id, { status: 'failed' }))
+    log.warn({ backupId: backup.id, problem }, 'backup upload not accepted')
+    try {
+      await store.delete([backup.s3_key])
+    } catch (err) {
+      log.warn({ backupId: backup.id, err }, 'file of a failed backup not deleted; the release job retries')
     }
   }
 
@@ -153,7 +173,7 @@ export function createBackupService({ db, clock, store, licenses, log }: BackupD
           if (!(await repo.lockUser(trx, userId))) {
             throw new AppError('UNAUTHORIZED', 'The account of this token no longer exists')
           }
-          const usage = await repo.usageOf(trx, userId)
+          const usage = await repo.usageOf(trx, userId, lapsedBefore(now))
           if (usage.bytes + request.compressedSize > backupQuota.maxTotalBytes) {
             throw new AppError('QUOTA_STORAGE', quotaReasons.QUOTA_STORAGE)
           }
@@ -190,7 +210,10 @@ export function createBackupService({ db, clock, store, licenses, log }: BackupD
       }
     },
 
-    /** Confirms an upload against what the store holds; a mismatch fails the backup for good. */
+    /**
+     * Confirms an upload against what the store holds; a mismatch fails the backup for good, and so
+     * does a confirmation after the upload window and its grace (the quotas no longer count it).
+     */
     async completeUpload(
       userId: string,
       { backupId, actualCompressedSize }: CompleteUploadRequest,
@@ -199,6 +222,10 @@ export function createBackupService({ db, clock, store, licenses, log }: BackupD
       const backup = await ownBackup(userId, backupId)
       if (backup.status !== 'pending') {
         throw new AppError('CONFLICT', `Backup is ${backup.status}, not pending`)
+      }
+      if (backup.created_at < lapsedBefore(clock.now())) {
+        await fail(userId, backup, 'its upload window has closed')
+        throw new AppError('CONFLICT', 'Upload not accepted: its upload window has closed; request a new upload')
       }
       const stored = await store.head(backup.s3_key)
       const expected = Number(backup.compressed_size)
@@ -210,8 +237,7 @@ export function createBackupService({ db, clock, store, licenses, log }: BackupD
             ? 'the uploaded file does not match its SHA-256'
             : undefined
       if (problem) {
-        await recent.after(userId, repo.updateBackup(db, backup.id, { status: 'failed' }))
-        log.warn({ backupId, problem }, 'backup upload did not verify')
+        await fail(userId, backup, problem)
         throw new AppError('UPLOAD_MISMATCH', `Upload not accepted: ${problem}`)
       }
       const completed = await recent.after(
@@ -263,7 +289,11 @@ export function createBackupService({ db, clock, store, licenses, log }: BackupD
       return (await repo.findStatusByKey(db, key)) === 'pending'
     },
 
-    /** Removes the record and its stored file. */
+    /**
+     * Removes the record and its stored file, whatever its status: a relay releases an interrupted
+     * upload this way (a pending one), which frees its quota at once. The file goes first, so a
+     * failed delete leaves the record to delete again.
+     */
     async remove(userId: string, backupId: string): Promise<void> {
       await requireLicense(userId)
       const backup = await ownBackup(userId, backupId)
