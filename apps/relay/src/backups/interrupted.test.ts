@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { BackupOperation, BackupRecord, OperationStage, UploadGrant } from '@relay/contracts'
-import { freePort, tempDir } from '@relay/testkit'
+import { freePort, tempDir, waitFor } from '@relay/testkit'
 import SQLite from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestCloud } from '../../../cloud/test/cloud-server.js'
@@ -272,7 +272,7 @@ describe('a backup the relay was stopped in, found at the next start', () => {
     })
     const exited = new Promise((resolve) => child.once('exit', resolve))
     try {
-      await waitFor(async () => (await fetch(`${relayUrl}/api/health`)).ok)
+      await waitFor(async () => (await fetch(`${relayUrl}/api/health`)).ok, 'the relay answering')
       await signInThroughCloud(cloud, relayUrl, user.email, { cloudUrl: proxy.url })
       const started = await fetch(`${relayUrl}/api/cloud-backups/create`, { method: 'POST' })
       expect(started.status).toBe(202)
@@ -316,20 +316,3 @@ describe('a backup the relay was stopped in, found at the next start', () => {
     }
   })
 })
-
-async function waitFor(ready: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    try {
-      if (await ready()) {
-        return
-      }
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      throw new Error('the relay did not start in time')
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}

@@ -11,6 +11,7 @@ import {
   type HttpBrowser,
   submitForm,
   tempDir,
+  waitFor,
 } from '@relay/testkit'
 import { decodeJwt } from 'jose'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -116,23 +117,6 @@ async function forceRefresh(app: RelayApp) {
   const res = await app.inject({ method: 'POST', url: '/api/unified-auth/tokens/force-refresh' })
   expect(res.statusCode).toBe(200)
   return res.json() as { success: boolean; message: string; accessTokenExpiresAt: string | null }
-}
-
-async function waitFor(ready: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    try {
-      if (await ready()) {
-        return
-      }
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      throw new Error('the relay did not start in time')
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
 }
 
 /** Requests the cloud's token endpoint has answered so far (each refresh is one). */
@@ -275,7 +259,7 @@ describe('relay cloud sign-in against the real cloud', () => {
       stdio: 'ignore',
     })
     try {
-      await waitFor(async () => (await fetch(`${relayUrl}/api/health`)).ok)
+      await waitFor(async () => (await fetch(`${relayUrl}/api/health`)).ok, 'the relay answering')
       await signInThroughCloud(cloud, relayUrl, user.email)
       const refreshed = await fetch(`${relayUrl}/api/unified-auth/tokens/force-refresh`, { method: 'POST' })
       expect(((await refreshed.json()) as { success: boolean }).success).toBe(true)
