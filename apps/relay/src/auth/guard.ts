@@ -50,16 +50,13 @@ export function addAuthGuard(app: HttpServer, { mode, sessions, cloud, loopbackO
     }
     const access = request.routeOptions.config.public
     const current = mode()
-    if (access === true || (access === 'cloud-mode' && current === 'cloud')) {
-      request.auth = await authenticate(request)
-      return
-    }
+    const isPublic = access === true || (access === 'cloud-mode' && current === 'cloud')
     // Private routes are read by the relay's own pages only: another site gets nothing, in every mode.
-    if (crossSite) {
+    if (crossSite && !isPublic) {
       throw new AppError('FORBIDDEN', 'Cross-site request refused')
     }
     request.auth = await authenticate(request)
-    if (current !== 'none' && request.auth.user === null) {
+    if (!isPublic && current !== 'none' && request.auth.user === null) {
       throw new AppError('UNAUTHORIZED', 'Sign in to use the relay')
     }
   })
