@@ -1,4 +1,5 @@
 import { migrateToLatest } from '@relay/server-kit'
+import { seededRandom } from '@relay/testkit'
 import { openDatabase } from '../../apps/relay/src/db/database.ts'
 import { migrations } from '../../apps/relay/src/db/migrations/index.ts'
 
@@ -78,17 +79,5 @@ export async function seedReadings(dataDir: string, { targetBytes, now }: Readin
     return { rows }
   } finally {
     await database.close()
-  }
-}
-
-/** mulberry32: a small deterministic generator, good enough for test data. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
 }

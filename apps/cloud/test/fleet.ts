@@ -446,18 +446,6 @@ function describe(err: unknown): string {
   return [error.name, error.message, error.cause?.code ?? error.cause?.message].filter(Boolean).join(': ')
 }
 
-/** A small seeded generator (mulberry32): the same seed gives the same relay choices. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 // --- the embedded store's folder -------------------------------------------------------------
 
 /** Where the embedded store keeps the object of `key` (files are named by the SHA-256 of their key). */

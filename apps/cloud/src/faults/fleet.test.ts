@@ -1,7 +1,15 @@
 import { existsSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { backupQuota, pendingLapsesAfter } from '@relay/contracts'
-import { createDatabase, defined, dropDatabase, freePort, tempDir, uniqueDatabaseName } from '@relay/testkit'
+import {
+  createDatabase,
+  defined,
+  dropDatabase,
+  freePort,
+  seededRandom,
+  tempDir,
+  uniqueDatabaseName,
+} from '@relay/testkit'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
 import {
@@ -16,7 +24,6 @@ import {
   type ReadinessProbe,
   runRelay,
   type Stamp,
-  seededRandom,
   startBalancer,
   startCloudProcess,
   startRedisGate,
