@@ -627,7 +627,9 @@ describe('embedded object store', () => {
     expect(await s3Code(response)).toBe('MethodNotAllowed')
   })
 
-  it('streams a 50 MB upload to disk without holding it in memory', async () => {
+  // Live memory is read after a forced GC, yet the client in this same process may still hold sent
+  // chunks that the collector has not freed: a rerun repeats the whole measurement, the bound stays.
+  it('streams a 50 MB upload to disk without holding it in memory', { retry: 2 }, async () => {
     const objectKey = nextKey()
     const size = 50 * MB
     const chunk = randomBytes(MB)
