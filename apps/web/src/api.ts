@@ -1,52 +1,33 @@
 import {
   type AckBody,
   type AuthMode,
-  type AuthStatus,
-  type BackupList,
-  type BackupOperation,
-  type BackupSettings,
   type BackupSettingsChange,
-  type BackupStatusReply,
+  type CallInput,
   type CloudLoginQuery,
-  type CloudSessionList,
-  type Collector,
-  type CollectorStats,
   type CreateCollectorBody,
   type CreateJunctionBody,
   type CreateStreamBody,
-  dashboardRoutes,
+  dashboardEndpoints,
+  type Endpoint,
   type ErrorBody,
   type ErrorCode,
-  type FeatureFlags,
   type FeatureFlagsUpdate,
-  type ForceRefreshReply,
-  featureFlagRoutes,
-  getRelayHealth,
+  featureFlagEndpoints,
   type HistoryQuery,
-  type HistoryReply,
+  healthEndpoints,
   isErrorBody,
-  type Junction,
   type LocalLoginBody,
   type LocalSetupBody,
-  type ModeBody,
-  notificationRoutes,
-  type OperationList,
-  type OperationStarted,
-  type PendingReply,
-  type RelayBackupListQuery,
-  type RelayHealth,
+  notificationEndpoints,
+  type Query,
+  type Reply,
   type RestoreBody,
-  relayBackupRoutes,
-  type Sensor,
-  type SignedInReply,
-  type Stream,
-  type StreamStats,
-  sourceRoutes,
+  relayBackupEndpoints,
+  sourceEndpoints,
   type UpdateCollectorBody,
-  type UpdateCollectorReply,
   type UpdateJunctionBody,
   type UpdateStreamBody,
-  unifiedAuthRoutes,
+  unifiedAuthEndpoints,
 } from '@relay/contracts'
 
 /** A failed API call. `status` is 0 when no response arrived at all. */
@@ -70,33 +51,76 @@ export class ApiError extends Error {
   }
 }
 
-export type GetJsonOptions = {
+/** What a call sends, each part typed by the endpoint's schemas, and what aborts it. */
+export type CallOptions<E extends Endpoint> = CallInput<E> & { signal?: AbortSignal }
+
+/** The options may be left out when the endpoint takes no url parameters and no body. */
+type CallArgs<E extends Endpoint> =
+  Partial<CallOptions<E>> extends CallOptions<E> ? [options?: CallOptions<E>] : [options: CallOptions<E>]
+
+type UntypedOptions = {
+  params?: Readonly<Record<string, string | number>>
+  query?: Readonly<Record<string, string | number | boolean | undefined>>
+  body?: unknown
   signal?: AbortSignal
-  /** Non-2xx statuses whose body is data by contract (health answers 503 with a full report). */
-  dataStatuses?: readonly number[]
-}
-
-export function getJson<T>(path: string, { signal, dataStatuses = [] }: GetJsonOptions = {}): Promise<T> {
-  return request<T>(path, { method: 'GET', signal }, dataStatuses)
-}
-
-/** Sends `body` as JSON; the answer is parsed, or thrown as an `ApiError` exactly as `getJson` does. */
-export function sendJson<T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body: unknown): Promise<T> {
-  return request<T>(path, { method, body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }, [])
 }
 
 /**
- * A request without a body, such as `POST …/start`. No content type is sent: the relay rejects an
- * empty body that claims to be JSON.
+ * Calls an endpoint of the relay at `origin` (the UI's own when empty). Resolves to the reply its
+ * contract declares for 2xx, or for a status whose body is data (health's 503); anything else is
+ * thrown as an `ApiError`.
  */
-export function sendEmpty<T>(method: 'POST' | 'DELETE', path: string): Promise<T> {
-  return request<T>(path, { method }, [])
+export function createCall(origin = '') {
+  return function call<E extends Endpoint>(endpoint: E, ...[options]: CallArgs<E>): Promise<Reply<E>> {
+    const { params, query, body, signal } = (options ?? {}) as UntypedOptions
+    const url = origin + filledUrl(endpoint.url, params, query)
+    // A request without a body (`POST …/start`) sends no content type: the relay rejects an empty body that claims to be JSON.
+    const init: RequestInit =
+      body === undefined
+        ? { method: endpoint.method, signal }
+        : {
+            method: endpoint.method,
+            signal,
+            body: JSON.stringify(body),
+            headers: { 'content-type': 'application/json' },
+          }
+    return request(url, init, endpoint.dataStatuses) as Promise<Reply<E>>
+  }
 }
 
-async function request<T>(path: string, init: RequestInit, dataStatuses: readonly number[]): Promise<T> {
+export const call = createCall()
+
+type UrlInput<E extends Endpoint> = Omit<CallInput<E>, 'body'>
+
+/** The endpoint's url with its parameters filled in and its query appended. */
+export function urlOf<E extends Endpoint>(endpoint: E, input: UrlInput<E>): string {
+  const { params, query } = input as UntypedOptions
+  return filledUrl(endpoint.url, params, query)
+}
+
+/** `url` with each `:name` replaced by its encoded parameter, and the defined query values appended. */
+function filledUrl(url: string, params: UntypedOptions['params'] = {}, query: UntypedOptions['query'] = {}): string {
+  const path = url.replace(/:(\w+)/g, (_match, name: string) => {
+    const value = params[name]
+    if (value === undefined) {
+      throw new Error(`${url} needs the parameter ${name}`)
+    }
+    return encodeURIComponent(String(value))
+  })
+  const search = new URLSearchParams()
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined) {
+      search.set(key, String(value))
+    }
+  }
+  const text = search.toString()
+  return text ? `${path}?${text}` : path
+}
+
+async function request(url: string, init: RequestInit, dataStatuses: readonly number[]): Promise<unknown> {
   let response: Response
   try {
-    response = await fetch(path, {
+    response = await fetch(url, {
       ...init,
       credentials: 'same-origin',
       headers: { accept: 'application/json', ...init.headers },
@@ -114,9 +138,9 @@ async function request<T>(path: string, init: RequestInit, dataStatuses: readonl
   }
   if (response.ok || dataStatuses.includes(response.status)) {
     if (body === undefined) {
-      throw new ApiError('INTERNAL', `Expected JSON from ${path} (HTTP ${response.status})`, response.status)
+      throw new ApiError('INTERNAL', `Expected JSON from ${url} (HTTP ${response.status})`, response.status)
     }
-    return body as T
+    return body
   }
   // Not our error body: something between the browser and the relay (a proxy, a stopped dev server) answered.
   const code = response.status >= 500 ? 'UNAVAILABLE' : 'INTERNAL'
@@ -135,136 +159,69 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
 
-/** Statuses a route's contract declares a body for, beyond 2xx. */
-function dataStatusesOf(route: { schema: { response: object } }): number[] {
-  return Object.keys(route.schema.response).map(Number)
-}
+const sources = sourceEndpoints
+const auth = unifiedAuthEndpoints
+const backups = relayBackupEndpoints
+const notifications = notificationEndpoints
 
-/** A route's url with its `:id` (or another named parameter) filled in. */
-function withId(url: string, id: string, param = 'id'): string {
-  return url.replace(`:${param}`, encodeURIComponent(id))
-}
-
-const withBackupId = (url: string, backupId: string) => withId(url, backupId, 'backupId')
-
-/** `path?key=value…` with the defined values only. */
-function withQuery(path: string, query: Readonly<Record<string, string | number | undefined>>): string {
-  const params = new URLSearchParams()
-  for (const [key, value] of Object.entries(query)) {
-    if (value !== undefined) {
-      params.set(key, String(value))
-    }
-  }
-  const search = params.toString()
-  return search ? `${path}?${search}` : path
-}
-
+/** The relay's API as the pages use it; every reply type comes from the contract. */
 export const api = {
-  health: (signal?: AbortSignal) =>
-    getJson<RelayHealth>(getRelayHealth.url, { signal, dataStatuses: dataStatusesOf(getRelayHealth) }),
+  health: (signal?: AbortSignal) => call(healthEndpoints.relay, { signal }),
 
-  featureFlags: (signal?: AbortSignal) => getJson<FeatureFlags>(featureFlagRoutes.get.url, { signal }),
-  updateFeatureFlags: (update: FeatureFlagsUpdate) =>
-    sendJson<FeatureFlags>(featureFlagRoutes.update.method, featureFlagRoutes.update.url, update),
+  featureFlags: (signal?: AbortSignal) => call(featureFlagEndpoints.get, { signal }),
+  updateFeatureFlags: (update: FeatureFlagsUpdate) => call(featureFlagEndpoints.update, { body: update }),
 
   pendingNotifications: (since: number | undefined, signal?: AbortSignal) =>
-    getJson<PendingReply>(withQuery(notificationRoutes.pending.url, { since }), { signal }),
-  acknowledgeNotifications: (ids: AckBody['ids']) =>
-    sendJson<{ success: true; acknowledged: number }>(notificationRoutes.ack.method, notificationRoutes.ack.url, {
-      ids,
-    } satisfies AckBody),
-  notificationHistory: (query: HistoryQuery, signal?: AbortSignal) =>
-    getJson<HistoryReply>(withQuery(notificationRoutes.history.url, query), { signal }),
+    call(notifications.pending, { query: { since }, signal }),
+  acknowledgeNotifications: (ids: AckBody['ids']) => call(notifications.ack, { body: { ids } }),
+  notificationHistory: (query: HistoryQuery, signal?: AbortSignal) => call(notifications.history, { query, signal }),
 
-  collectorStats: (signal?: AbortSignal) => getJson<CollectorStats>(dashboardRoutes.collectorStats.url, { signal }),
-  streamStats: (signal?: AbortSignal) => getJson<StreamStats>(dashboardRoutes.streamStats.url, { signal }),
+  collectorStats: (signal?: AbortSignal) => call(dashboardEndpoints.collectorStats, { signal }),
+  streamStats: (signal?: AbortSignal) => call(dashboardEndpoints.streamStats, { signal }),
 
-  collectors: (signal?: AbortSignal) => getJson<Collector[]>(sourceRoutes.listCollectors.url, { signal }),
-  createCollector: (body: CreateCollectorBody) =>
-    sendJson<Collector>(sourceRoutes.createCollector.method, sourceRoutes.createCollector.url, body),
-  updateCollector: (id: string, body: UpdateCollectorBody) =>
-    sendJson<UpdateCollectorReply>(
-      sourceRoutes.updateCollector.method,
-      withId(sourceRoutes.updateCollector.url, id),
-      body,
-    ),
-  deleteCollector: (id: string) =>
-    sendEmpty<{ success: true }>(sourceRoutes.deleteCollector.method, withId(sourceRoutes.deleteCollector.url, id)),
-  startCollector: (id: string) =>
-    sendEmpty<Collector>(sourceRoutes.startCollector.method, withId(sourceRoutes.startCollector.url, id)),
-  stopCollector: (id: string) =>
-    sendEmpty<Collector>(sourceRoutes.stopCollector.method, withId(sourceRoutes.stopCollector.url, id)),
+  collectors: (signal?: AbortSignal) => call(sources.listCollectors, { signal }),
+  createCollector: (body: CreateCollectorBody) => call(sources.createCollector, { body }),
+  updateCollector: (id: string, body: UpdateCollectorBody) => call(sources.updateCollector, { params: { id }, body }),
+  deleteCollector: (id: string) => call(sources.deleteCollector, { params: { id } }),
+  startCollector: (id: string) => call(sources.startCollector, { params: { id } }),
+  stopCollector: (id: string) => call(sources.stopCollector, { params: { id } }),
   unlockCollector: (id: string, password: string) =>
-    sendJson<Collector>(sourceRoutes.unlockCollector.method, withId(sourceRoutes.unlockCollector.url, id), {
-      password,
-    }),
+    call(sources.unlockCollector, { params: { id }, body: { password } }),
   sensors: (collectorId: string, signal?: AbortSignal) =>
-    getJson<Sensor[]>(withId(sourceRoutes.listSensors.url, collectorId), { signal }),
+    call(sources.listSensors, { params: { id: collectorId }, signal }),
 
-  streams: (signal?: AbortSignal) => getJson<Stream[]>(sourceRoutes.listStreams.url, { signal }),
-  createStream: (body: CreateStreamBody) =>
-    sendJson<Stream>(sourceRoutes.createStream.method, sourceRoutes.createStream.url, body),
-  updateStream: (id: string, body: UpdateStreamBody) =>
-    sendJson<Stream>(sourceRoutes.updateStream.method, withId(sourceRoutes.updateStream.url, id), body),
-  deleteStream: (id: string) =>
-    sendEmpty<{ success: true }>(sourceRoutes.deleteStream.method, withId(sourceRoutes.deleteStream.url, id)),
+  streams: (signal?: AbortSignal) => call(sources.listStreams, { signal }),
+  createStream: (body: CreateStreamBody) => call(sources.createStream, { body }),
+  updateStream: (id: string, body: UpdateStreamBody) => call(sources.updateStream, { params: { id }, body }),
+  deleteStream: (id: string) => call(sources.deleteStream, { params: { id } }),
 
-  junctions: (signal?: AbortSignal) => getJson<Junction[]>(sourceRoutes.listJunctions.url, { signal }),
-  createJunction: (body: CreateJunctionBody) =>
-    sendJson<Junction>(sourceRoutes.createJunction.method, sourceRoutes.createJunction.url, body),
-  updateJunction: (id: string, body: UpdateJunctionBody) =>
-    sendJson<Junction>(sourceRoutes.updateJunction.method, withId(sourceRoutes.updateJunction.url, id), body),
-  deleteJunction: (id: string) =>
-    sendEmpty<{ success: true }>(sourceRoutes.deleteJunction.method, withId(sourceRoutes.deleteJunction.url, id)),
-  startJunction: (id: string) =>
-    sendEmpty<Junction>(sourceRoutes.startJunction.method, withId(sourceRoutes.startJunction.url, id)),
-  stopJunction: (id: string) =>
-    sendEmpty<Junction>(sourceRoutes.stopJunction.method, withId(sourceRoutes.stopJunction.url, id)),
+  junctions: (signal?: AbortSignal) => call(sources.listJunctions, { signal }),
+  createJunction: (body: CreateJunctionBody) => call(sources.createJunction, { body }),
+  updateJunction: (id: string, body: UpdateJunctionBody) => call(sources.updateJunction, { params: { id }, body }),
+  deleteJunction: (id: string) => call(sources.deleteJunction, { params: { id } }),
+  startJunction: (id: string) => call(sources.startJunction, { params: { id } }),
+  stopJunction: (id: string) => call(sources.stopJunction, { params: { id } }),
 
-  authStatus: (signal?: AbortSignal) => getJson<AuthStatus>(unifiedAuthRoutes.status.url, { signal }),
-  setAuthMode: (mode: AuthMode) =>
-    sendJson<{ success: true; mode: AuthMode }>(unifiedAuthRoutes.setMode.method, unifiedAuthRoutes.setMode.url, {
-      mode,
-    } satisfies ModeBody),
-  setUpLocalAccount: (body: LocalSetupBody) =>
-    sendJson<SignedInReply>(unifiedAuthRoutes.localSetup.method, unifiedAuthRoutes.localSetup.url, body),
-  signIn: (body: LocalLoginBody) =>
-    sendJson<SignedInReply>(unifiedAuthRoutes.localLogin.method, unifiedAuthRoutes.localLogin.url, body),
-  signOut: () => sendEmpty<{ success: true }>(unifiedAuthRoutes.logout.method, unifiedAuthRoutes.logout.url),
+  authStatus: (signal?: AbortSignal) => call(auth.status, { signal }),
+  setAuthMode: (mode: AuthMode) => call(auth.setMode, { body: { mode } }),
+  setUpLocalAccount: (body: LocalSetupBody) => call(auth.localSetup, { body }),
+  signIn: (body: LocalLoginBody) => call(auth.localLogin, { body }),
+  signOut: () => call(auth.logout),
   /** Where the browser goes (a full-page navigation, never fetch) to sign in at the cloud. */
-  cloudSignInUrl: (query: CloudLoginQuery) => withQuery(unifiedAuthRoutes.cloudLogin.url, query),
-  disconnectCloud: () =>
-    sendEmpty<{ success: true }>(unifiedAuthRoutes.cloudLogout.method, unifiedAuthRoutes.cloudLogout.url),
-  cloudSessions: (signal?: AbortSignal) => getJson<CloudSessionList>(unifiedAuthRoutes.cloudSessions.url, { signal }),
-  revokeCloudSession: (id: string) =>
-    sendEmpty<{ success: true }>(
-      unifiedAuthRoutes.deleteCloudSession.method,
-      withId(unifiedAuthRoutes.deleteCloudSession.url, id),
-    ),
-  forceTokenRefresh: () =>
-    sendEmpty<ForceRefreshReply>(unifiedAuthRoutes.forceRefresh.method, unifiedAuthRoutes.forceRefresh.url),
+  cloudSignInUrl: (query: CloudLoginQuery) => urlOf(auth.cloudLogin, { query }),
+  disconnectCloud: () => call(auth.cloudLogout),
+  cloudSessions: (signal?: AbortSignal) => call(auth.cloudSessions, { signal }),
+  revokeCloudSession: (id: string) => call(auth.deleteCloudSession, { params: { id } }),
+  forceTokenRefresh: () => call(auth.forceRefresh),
 
-  backupStatus: (signal?: AbortSignal) => getJson<BackupStatusReply>(relayBackupRoutes.status.url, { signal }),
-  saveBackupSettings: (change: BackupSettingsChange) =>
-    sendJson<{ success: true; settings: BackupSettings }>(
-      relayBackupRoutes.settings.method,
-      relayBackupRoutes.settings.url,
-      change,
-    ),
-  backups: (query: Partial<Pick<RelayBackupListQuery, 'limit'>>, signal?: AbortSignal) =>
-    getJson<BackupList>(withQuery(relayBackupRoutes.list.url, query), { signal }),
-  startBackup: () => sendEmpty<OperationStarted>(relayBackupRoutes.create.method, relayBackupRoutes.create.url),
-  backupOperations: (signal?: AbortSignal) => getJson<OperationList>(relayBackupRoutes.operations.url, { signal }),
-  backupOperation: (id: string, signal?: AbortSignal) =>
-    getJson<BackupOperation>(withId(relayBackupRoutes.operation.url, id), { signal }),
+  backupStatus: (signal?: AbortSignal) => call(backups.status, { signal }),
+  saveBackupSettings: (change: BackupSettingsChange) => call(backups.settings, { body: change }),
+  backups: (query: Query<typeof backups.list>, signal?: AbortSignal) => call(backups.list, { query, signal }),
+  startBackup: () => call(backups.create),
+  backupOperations: (signal?: AbortSignal) => call(backups.operations, { signal }),
+  backupOperation: (id: string, signal?: AbortSignal) => call(backups.operation, { params: { id }, signal }),
   /** Where a link downloads the backup's ZIP through the relay (a plain navigation: the relay streams it). */
-  backupDownloadUrl: (backupId: string) => withBackupId(relayBackupRoutes.download.url, backupId),
-  restoreBackup: (backupId: string, body: RestoreBody) =>
-    sendJson<OperationStarted>(
-      relayBackupRoutes.restore.method,
-      withBackupId(relayBackupRoutes.restore.url, backupId),
-      body,
-    ),
-  deleteBackup: (backupId: string) =>
-    sendEmpty<{ success: true }>(relayBackupRoutes.remove.method, withBackupId(relayBackupRoutes.remove.url, backupId)),
+  backupDownloadUrl: (backupId: string) => urlOf(backups.download, { params: { backupId } }),
+  restoreBackup: (backupId: string, body: RestoreBody) => call(backups.restore, { params: { backupId }, body }),
+  deleteBackup: (backupId: string) => call(backups.remove, { params: { backupId } }),
 }

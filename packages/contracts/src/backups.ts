@@ -1,83 +1,7 @@
 import { type Static, Type } from 'typebox'
+import { backupFrequencies, backupLimits, backupStatuses, cloudBackupUrls } from './backups.plain.js'
+import { routesOf } from './endpoint.js'
 import { ErrorBody } from './errors.js'
-import { DAY, HOUR, MB, MINUTE, SECOND } from './time.js'
-
-export const backupFrequencies = ['daily', 'weekly', 'monthly'] as const
-export type BackupFrequency = (typeof backupFrequencies)[number]
-
-export const backupStatuses = ['pending', 'completed', 'failed'] as const
-export type BackupStatus = (typeof backupStatuses)[number]
-
-/** A backup is due when at least this long has passed since lastBackup. */
-export const backupDueAfter = {
-  daily: DAY,
-  weekly: 7 * DAY,
-  monthly: 30 * DAY,
-} as const satisfies Record<BackupFrequency, number>
-
-/**
- * Quotas, checked in this order on request-upload; counted over completed backups and pending ones
- * that have not lapsed (`pendingLapsesAfter`).
- */
-export const backupQuota = {
-  maxBackupBytes: 50 * MB,
-  maxTotalBytes: 500 * MB,
-  maxBackups: 500,
-} as const
-
-export const quotaReasons = {
-  QUOTA_BACKUP_SIZE: 'Backup size exceeds the maximum of 50MB',
-  QUOTA_STORAGE: 'Storage limit of 500MB would be exceeded; delete old backups first',
-  QUOTA_COUNT: 'Maximum of 500 backups reached; delete old backups first',
-} as const
-
-export const backupLimits = {
-  presignedUrlValidity: 30 * MINUTE,
-  /**
-   * How long after its upload URL lapsed a pending backup may still finish: a PUT started just in
-   * time, then complete-upload. Past both it is released (see `pendingLapsesAfter`).
-   */
-  pendingGrace: 15 * MINUTE,
-  stalePendingAfter: 24 * HOUR,
-  listMax: 100,
-  retentionDays: { min: 1, max: 365, default: 30 },
-  /** Field lengths of the backup record. */
-  idFieldMaxLength: 255,
-  storageKeyMaxLength: 500,
-  statusMaxLength: 50,
-} as const
-
-export const backupSchedule = {
-  startupDelay: 30 * SECOND,
-  checkInterval: 15 * MINUTE,
-} as const
-
-/**
- * A pending backup this old is released: it stops counting toward the quotas at once, can no longer
- * be completed, and the hourly release job marks it failed and deletes any stored file.
- */
-export const pendingLapsesAfter = backupLimits.presignedUrlValidity + backupLimits.pendingGrace
-
-/**
- * The cloud's backup jobs. Each records its last run in the database: an instance starts a job at
- * once when its last run is older than its interval (or there is none), then an interval after each run.
- */
-export const cleanupWorker = {
-  /** The spec's cleanup: expired backups, and pending ones older than `stalePendingAfter`. */
-  interval: DAY,
-  /** Releases pending backups past `pendingLapsesAfter`. */
-  releaseInterval: HOUR,
-  /** The next attempt after a run that failed, or that another instance was still running. */
-  retryAfter: 15 * MINUTE,
-} as const
-
-/** Token buckets per user: `capacity` tokens, refilled `capacity` every `refillEvery`. */
-export const rateLimitPolicies = {
-  /** status, list, request-download, delete, settings and dashboard reads. */
-  dashboard: { capacity: 200, refillEvery: 10 * SECOND },
-  /** request-upload and complete-upload: stricter than the dashboard policy. */
-  backup: { capacity: 10, refillEvery: 60 * SECOND },
-} as const
 
 const Timestamp = Type.String({ format: 'date-time' })
 const Success = Type.Literal(true)
@@ -214,47 +138,25 @@ export type DownloadGrant = Static<typeof DownloadGrant>
 
 const BackupParams = Type.Object({ backupId: BackupId })
 
-export const backupStatusRoute = {
-  method: 'GET',
-  url: '/cloud-backups/status',
-  schema: { response: { 200: BackupStatusReply, ...errors } },
-} as const
-
-export const backupSettingsRoute = {
-  method: 'POST',
-  url: '/cloud-backups/settings',
-  schema: {
+const cloudBackupSchemas = {
+  backupStatus: { response: { 200: BackupStatusReply, ...errors } },
+  backupSettings: {
     body: BackupSettingsChange,
     response: { 200: Type.Object({ success: Success, settings: BackupSettings }), ...errors },
   },
+  requestUpload: { body: UploadRequest, response: { 200: UploadGrant, ...errors } },
+  completeUpload: { body: CompleteUploadRequest, response: { 200: BackupReply, ...errors } },
+  listBackups: { querystring: BackupListQuery, response: { 200: BackupList, ...errors } },
+  requestDownload: { params: BackupParams, response: { 200: DownloadGrant, ...errors } },
+  deleteBackup: { params: BackupParams, response: { 200: Type.Object({ success: Success }), ...errors } },
 } as const
+export type CloudBackupSchemas = typeof cloudBackupSchemas
+export const cloudBackupRoutes = routesOf(cloudBackupUrls, cloudBackupSchemas)
 
-export const requestUploadRoute = {
-  method: 'POST',
-  url: '/cloud-backups/request-upload',
-  schema: { body: UploadRequest, response: { 200: UploadGrant, ...errors } },
-} as const
-
-export const completeUploadRoute = {
-  method: 'POST',
-  url: '/cloud-backups/complete-upload',
-  schema: { body: CompleteUploadRequest, response: { 200: BackupReply, ...errors } },
-} as const
-
-export const listBackupsRoute = {
-  method: 'GET',
-  url: '/cloud-backups/list',
-  schema: { querystring: BackupListQuery, response: { 200: BackupList, ...errors } },
-} as const
-
-export const requestDownloadRoute = {
-  method: 'POST',
-  url: '/cloud-backups/:backupId/request-download',
-  schema: { params: BackupParams, response: { 200: DownloadGrant, ...errors } },
-} as const
-
-export const deleteBackupRoute = {
-  method: 'DELETE',
-  url: '/cloud-backups/:backupId',
-  schema: { params: BackupParams, response: { 200: Type.Object({ success: Success }), ...errors } },
-} as const
+export const backupStatusRoute = cloudBackupRoutes.backupStatus
+export const backupSettingsRoute = cloudBackupRoutes.backupSettings
+export const requestUploadRoute = cloudBackupRoutes.requestUpload
+export const completeUploadRoute = cloudBackupRoutes.completeUpload
+export const listBackupsRoute = cloudBackupRoutes.listBackups
+export const requestDownloadRoute = cloudBackupRoutes.requestDownload
+export const deleteBackupRoute = cloudBackupRoutes.deleteBackup

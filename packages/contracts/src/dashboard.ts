@@ -1,37 +1,6 @@
 import { type Static, Type } from 'typebox'
-import { MINUTE, SECOND } from './time.js'
-
-/** Fixed health thresholds of the dashboard. Comparisons are strict (greater than). */
-export const healthThresholds = {
-  ERROR_NO_DATA_MINUTES: 5,
-  WARNING_NO_DATA_SECONDS: 30,
-  SENSOR_ERROR_LOST_THRESHOLD: 5,
-  SENSOR_WARNING_LOST_THRESHOLD: 1,
-} as const
-
-export const streamSilence = {
-  error: healthThresholds.ERROR_NO_DATA_MINUTES * MINUTE,
-  warning: healthThresholds.WARNING_NO_DATA_SECONDS * SECOND,
-} as const
-
-export const healthSeverities = ['success', 'warning', 'error'] as const
-export type HealthSeverity = (typeof healthSeverities)[number]
-
-export const healthAreas = ['Collectors', 'Streams', 'Sensors', 'Junctions'] as const
-export type HealthArea = (typeof healthAreas)[number]
-
-export const collectorTypes = ['Host', 'GenericAPI', 'MQTT', 'Virtual', 'EventEngine'] as const
-export type CollectorType = (typeof collectorTypes)[number]
-/** Internal collectors that every statistic leaves out. */
-export const excludedCollectorType = 'EventEngine' satisfies CollectorType
-
-export const streamTypes = ['HTTP', 'MQTT', 'COM', 'WebSocket', 'Virtual'] as const
-export type StreamType = (typeof streamTypes)[number]
-
-export const dashboardPolling = {
-  interval: 5 * SECOND,
-  expandedStorageKey: 'dashboard_overview_expanded',
-} as const
+import { dashboardUrls, healthAreas, healthSeverities, type StreamType, streamTypes } from './dashboard.plain.js'
+import { routesOf } from './endpoint.js'
 
 // ---------------------------------------------------------------------------------------------
 // Wire schemas
@@ -104,7 +73,10 @@ export const StreamStats = Type.Object({
 })
 export type StreamStats = Static<typeof StreamStats>
 
-export const dashboardRoutes = {
-  collectorStats: { method: 'GET', url: '/api/collectors/stats', schema: { response: { 200: CollectorStats } } },
-  streamStats: { method: 'GET', url: '/api/connections/streams/stats', schema: { response: { 200: StreamStats } } },
+const dashboardSchemas = {
+  collectorStats: { response: { 200: CollectorStats } },
+  streamStats: { response: { 200: StreamStats } },
 } as const
+export type DashboardSchemas = typeof dashboardSchemas
+
+export const dashboardRoutes = routesOf(dashboardUrls, dashboardSchemas)

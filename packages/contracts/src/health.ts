@@ -1,4 +1,6 @@
 import { type Static, Type } from 'typebox'
+import { routesOf } from './endpoint.js'
+import { healthUrls } from './health.plain.js'
 
 export const DatabaseHealth = Type.Object({
   ok: Type.Boolean(),
@@ -21,16 +23,6 @@ export type CloudHealth = Static<typeof CloudHealth>
 
 export const RelayHealth = Type.Object({ ...healthFields, backendId: Type.String({ format: 'uuid' }) })
 export type RelayHealth = Static<typeof RelayHealth>
-
-/**
- * Liveness: 200 while the process runs. `db` is the last background check of the database, so a
- * monitor can read it without each probe costing a query.
- */
-export const getCloudHealth = {
-  method: 'GET',
-  url: '/healthz',
-  schema: { response: { 200: CloudHealth } },
-} as const
 
 /** One dependency's state: `ok`, `not configured` (optional and absent), or `failed: <short reason>`. */
 export const DependencyCheck = Type.String({ pattern: '^(ok|not configured|failed: .+)$' })
@@ -56,15 +48,22 @@ export const CloudNotReady = Type.Object({
 })
 export type CloudNotReady = Static<typeof CloudNotReady>
 
-/** Readiness for load balancers: 200 when every dependency answers, else 503 naming the failing ones. */
-export const getCloudReadiness = {
-  method: 'GET',
-  url: '/readyz',
-  schema: { response: { 200: CloudReady, 503: CloudNotReady } },
+const healthSchemas = {
+  cloud: { response: { 200: CloudHealth } },
+  cloudReadiness: { response: { 200: CloudReady, 503: CloudNotReady } },
+  relay: { response: { 200: RelayHealth, 503: RelayHealth } },
 } as const
+export type HealthSchemas = typeof healthSchemas
+export const healthRoutes = routesOf(healthUrls, healthSchemas)
 
-export const getRelayHealth = {
-  method: 'GET',
-  url: '/api/health',
-  schema: { response: { 200: RelayHealth, 503: RelayHealth } },
-} as const
+/**
+ * Liveness: 200 while the process runs. `db` is the last background check of the database, so a
+ * monitor can read it without each probe costing a query.
+ */
+export const getCloudHealth = healthRoutes.cloud
+
+/** Readiness for load balancers: 200 when every dependency answers, else 503 naming the failing ones. */
+export const getCloudReadiness = healthRoutes.cloudReadiness
+
+/** The relay's health: 503 with the same report while its database check fails. */
+export const getRelayHealth = healthRoutes.relay

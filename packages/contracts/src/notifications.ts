@@ -1,74 +1,18 @@
 import { type Static, type TSchema, Type } from 'typebox'
+import { routesOf } from './endpoint.js'
 import { ErrorBody } from './errors.js'
-import { DAY, HOUR, MINUTE, SECOND } from './time.js'
-
-export const notificationTypes = {
-  success: { color: 'green', defaultDuration: 6 * SECOND },
-  error: { color: 'red', defaultDuration: 8 * SECOND },
-  warning: { color: 'orange', defaultDuration: 7 * SECOND },
-  info: { color: 'blue', defaultDuration: 6 * SECOND },
-} as const
-export type NotificationType = keyof typeof notificationTypes
-
-/** Each category is shown only while its flag is true. */
-export const notificationCategories = {
-  api: 'notifications_api_calls',
-  auth: 'notifications_auth_events',
-  cloud: 'notifications_cloud_sync',
-  system: 'notifications_system',
-} as const
-export type NotificationCategory = keyof typeof notificationCategories
-
-export const featureFlagDefaults = {
-  notifications_enabled: true,
-  notifications_backend_polling: true,
-  notifications_polling_interval: 15 * SECOND,
-  notifications_max_concurrent: 5,
-  notifications_api_calls: true,
-  notifications_auth_events: true,
-  notifications_cloud_sync: true,
-  notifications_system: true,
-  notifications_duration_success: notificationTypes.success.defaultDuration,
-  notifications_duration_error: notificationTypes.error.defaultDuration,
-} as const
-
-/** `expiresIn: null` marks a persistent kind, which never expires. */
-type KindRule = { type: NotificationType; category: NotificationCategory; expiresIn: number | null }
-
-/** The pre-built kinds, with the spec's expiry and persistence. */
-export const notificationKinds = {
-  healthReportSent: { type: 'success', category: 'system', expiresIn: 60 * SECOND },
-  healthReportFailed: { type: 'error', category: 'system', expiresIn: 10 * MINUTE },
-  userLogin: { type: 'success', category: 'auth', expiresIn: 30 * MINUTE },
-  userLogout: { type: 'info', category: 'auth', expiresIn: 15 * MINUTE },
-  systemUpdate: { type: 'info', category: 'system', expiresIn: 24 * HOUR },
-  systemUpdateAvailable: { type: 'info', category: 'system', expiresIn: 24 * HOUR },
-  systemUpdateInstalled: { type: 'success', category: 'system', expiresIn: 2 * HOUR },
-  apiSuccess: { type: 'success', category: 'api', expiresIn: 15 * MINUTE },
-  apiError: { type: 'error', category: 'api', expiresIn: 2 * HOUR },
-  deviceConnected: { type: 'success', category: 'system', expiresIn: 30 * MINUTE },
-  deviceDisconnected: { type: 'warning', category: 'system', expiresIn: HOUR },
-  junctionStarted: { type: 'success', category: 'system', expiresIn: 30 * MINUTE },
-  junctionStopped: { type: 'info', category: 'system', expiresIn: HOUR },
-  junctionError: { type: 'error', category: 'system', expiresIn: 6 * HOUR },
-  databaseBackupSuccess: { type: 'success', category: 'cloud', expiresIn: HOUR },
-  databaseBackupFailure: { type: 'error', category: 'cloud', expiresIn: 12 * HOUR },
-  cloudSyncStarted: { type: 'info', category: 'cloud', expiresIn: 5 * MINUTE },
-  authenticationFailure: { type: 'error', category: 'auth', expiresIn: null },
-  sessionExpired: { type: 'warning', category: 'auth', expiresIn: null },
-  cloudAuthenticationRequired: { type: 'warning', category: 'cloud', expiresIn: null },
-} as const satisfies Record<string, KindRule>
-export type NotificationKind = keyof typeof notificationKinds
-
-export const notificationLimits = {
-  messageMaxLength: 2000,
-  titleMaxLength: 200,
-  pendingPageSize: 50,
-  historyPageMax: 100,
-  /** Maintenance removes notifications delivered longer ago than this. */
-  deliveredRetention: 30 * DAY,
-  defaultCleanupOlderThanDays: 30,
-} as const
+import {
+  authEvents,
+  featureFlagRanges,
+  featureFlagUrls,
+  type NotificationCategory,
+  type NotificationType,
+  notificationCategories,
+  notificationLimits,
+  notificationTypes,
+  notificationUrls,
+} from './notifications.plain.js'
+import { MINUTE } from './time.js'
 
 // ---------------------------------------------------------------------------------------------
 // Wire schemas
@@ -164,7 +108,12 @@ export const CleanupQuery = Type.Object({
 })
 
 export const AckBody = Type.Object(
-  { ids: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 100 }) },
+  {
+    ids: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+      minItems: 1,
+      maxItems: notificationLimits.ackMaxIds,
+    }),
+  },
   { additionalProperties: false },
 )
 export type AckBody = Static<typeof AckBody>
@@ -182,8 +131,6 @@ export const SystemUpdateBody = Type.Object(
   { additionalProperties: false },
 )
 
-export const authEvents = ['login', 'logout', 'failure', 'session-expired', 'cloud-auth-required'] as const
-export type AuthEvent = (typeof authEvents)[number]
 export const AuthEventBody = Type.Object(
   { event: Type.Enum(authEvents), username: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) },
   { additionalProperties: false },
@@ -192,20 +139,20 @@ export type AuthEventBody = Static<typeof AuthEventBody>
 
 // Feature flags ------------------------------------------------------------------------------
 
-const Milliseconds = (minimum: number, maximum: number) => Type.Integer({ minimum, maximum })
+const InRange = ({ min, max }: { min: number; max: number }) => Type.Integer({ minimum: min, maximum: max })
 
 export const FeatureFlags = Type.Object(
   {
     notifications_enabled: Type.Boolean(),
     notifications_backend_polling: Type.Boolean(),
-    notifications_polling_interval: Milliseconds(SECOND, 10 * MINUTE),
-    notifications_max_concurrent: Type.Integer({ minimum: 1, maximum: 20 }),
+    notifications_polling_interval: InRange(featureFlagRanges.notifications_polling_interval),
+    notifications_max_concurrent: InRange(featureFlagRanges.notifications_max_concurrent),
     notifications_api_calls: Type.Boolean(),
     notifications_auth_events: Type.Boolean(),
     notifications_cloud_sync: Type.Boolean(),
     notifications_system: Type.Boolean(),
-    notifications_duration_success: Milliseconds(SECOND, 2 * MINUTE),
-    notifications_duration_error: Milliseconds(SECOND, 2 * MINUTE),
+    notifications_duration_success: InRange(featureFlagRanges.notifications_duration_success),
+    notifications_duration_error: InRange(featureFlagRanges.notifications_duration_error),
   },
   { additionalProperties: false },
 )
@@ -219,63 +166,28 @@ export type FeatureFlagsUpdate = Static<typeof FeatureFlagsUpdate>
 // Routes ----------------------------------------------------------------------------------------
 
 const errors = { 400: ErrorBody, 404: ErrorBody } satisfies Record<number, TSchema>
-const base = '/api/notifications'
 
-export const notificationRoutes = {
-  pending: {
-    method: 'GET',
-    url: `${base}/pending`,
-    schema: { querystring: PendingQuery, response: { 200: PendingReply, ...errors } },
-  },
-  create: {
-    method: 'POST',
-    url: base,
-    schema: { body: CreateNotificationBody, response: { 201: NotificationReply, ...errors } },
-  },
-  history: {
-    method: 'GET',
-    url: `${base}/history`,
-    schema: { querystring: HistoryQuery, response: { 200: HistoryReply, ...errors } },
-  },
-  cleanup: {
-    method: 'DELETE',
-    url: `${base}/cleanup`,
-    schema: { querystring: CleanupQuery, response: { 200: RemovedReply, ...errors } },
-  },
-  removeExpired: { method: 'DELETE', url: `${base}/expired`, schema: { response: { 200: RemovedReply, ...errors } } },
-  ack: { method: 'POST', url: `${base}/ack`, schema: { body: AckBody, response: { 200: AckReply, ...errors } } },
-  healthReportSent: {
-    method: 'POST',
-    url: `${base}/health-report-sent`,
-    schema: { body: HealthReportSentBody, response: { 201: NotificationReply, ...errors } },
-  },
-  healthReportFailed: {
-    method: 'POST',
-    url: `${base}/health-report-failed`,
-    schema: { body: HealthReportFailedBody, response: { 201: NotificationReply, ...errors } },
-  },
-  systemUpdate: {
-    method: 'POST',
-    url: `${base}/system-update`,
-    schema: { body: SystemUpdateBody, response: { 201: NotificationReply, ...errors } },
-  },
-  authEvent: {
-    method: 'POST',
-    url: `${base}/auth-event`,
-    schema: { body: AuthEventBody, response: { 201: NotificationReply, ...errors } },
-  },
-  get: {
-    method: 'GET',
-    url: `${base}/:id`,
-    schema: { params: NotificationIdParams, response: { 200: Notification, ...errors } },
-  },
+const notificationSchemas = {
+  pending: { querystring: PendingQuery, response: { 200: PendingReply, ...errors } },
+  create: { body: CreateNotificationBody, response: { 201: NotificationReply, ...errors } },
+  history: { querystring: HistoryQuery, response: { 200: HistoryReply, ...errors } },
+  cleanup: { querystring: CleanupQuery, response: { 200: RemovedReply, ...errors } },
+  removeExpired: { response: { 200: RemovedReply, ...errors } },
+  ack: { body: AckBody, response: { 200: AckReply, ...errors } },
+  healthReportSent: { body: HealthReportSentBody, response: { 201: NotificationReply, ...errors } },
+  healthReportFailed: { body: HealthReportFailedBody, response: { 201: NotificationReply, ...errors } },
+  systemUpdate: { body: SystemUpdateBody, response: { 201: NotificationReply, ...errors } },
+  authEvent: { body: AuthEventBody, response: { 201: NotificationReply, ...errors } },
+  get: { params: NotificationIdParams, response: { 200: Notification, ...errors } },
 } as const
+export type NotificationSchemas = typeof notificationSchemas
 
-export const featureFlagRoutes = {
-  get: { method: 'GET', url: '/api/feature-flags', schema: { response: { 200: FeatureFlags } } },
-  update: {
-    method: 'PUT',
-    url: '/api/feature-flags',
-    schema: { body: FeatureFlagsUpdate, response: { 200: FeatureFlags, 400: ErrorBody } },
-  },
+export const notificationRoutes = routesOf(notificationUrls, notificationSchemas)
+
+const featureFlagSchemas = {
+  get: { response: { 200: FeatureFlags } },
+  update: { body: FeatureFlagsUpdate, response: { 200: FeatureFlags, 400: ErrorBody } },
 } as const
+export type FeatureFlagSchemas = typeof featureFlagSchemas
+
+export const featureFlagRoutes = routesOf(featureFlagUrls, featureFlagSchemas)

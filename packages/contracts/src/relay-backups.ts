@@ -1,27 +1,9 @@
 import { type Static, Type } from 'typebox'
-import { BackupList, BackupSettings, BackupSettingsChange, BackupStatusReply, backupLimits } from './backups.js'
+import { BackupList, BackupSettings, BackupSettingsChange, BackupStatusReply } from './backups.js'
+import { backupLimits } from './backups.plain.js'
+import { routesOf } from './endpoint.js'
 import { ErrorBody } from './errors.js'
-
-/** What a backup or restore is doing now; `done` and `failed` are final. */
-export const operationStages = [
-  'queued',
-  'snapshot',
-  'packing',
-  'uploading',
-  'confirming',
-  'downloading',
-  'verifying',
-  'restoring',
-  'done',
-  'failed',
-] as const
-export type OperationStage = (typeof operationStages)[number]
-
-export const operationKinds = ['backup', 'restore'] as const
-export type OperationKind = (typeof operationKinds)[number]
-
-export const backupTriggers = ['manual', 'scheduled'] as const
-export type BackupTrigger = (typeof backupTriggers)[number]
+import { backupTriggers, operationKinds, operationStages, relayBackupUrls } from './relay-backups.plain.js'
 
 const Timestamp = Type.String({ format: 'date-time' })
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()])
@@ -83,44 +65,20 @@ const errors = {
   503: ErrorBody,
 }
 
-const prefix = '/api/cloud-backups'
-
-/** The relay's cloud-backup endpoints: its own backups and restores, and proxies to the cloud with its token. */
-export const relayBackupRoutes = {
-  status: { method: 'GET', url: `${prefix}/status`, schema: { response: { 200: BackupStatusReply, ...errors } } },
+const relayBackupSchemas = {
+  status: { response: { 200: BackupStatusReply, ...errors } },
   settings: {
-    method: 'POST',
-    url: `${prefix}/settings`,
-    schema: {
-      body: BackupSettingsChange,
-      response: { 200: Type.Object({ success: Type.Literal(true), settings: BackupSettings }), ...errors },
-    },
+    body: BackupSettingsChange,
+    response: { 200: Type.Object({ success: Type.Literal(true), settings: BackupSettings }), ...errors },
   },
-  list: {
-    method: 'GET',
-    url: `${prefix}/list`,
-    schema: { querystring: RelayBackupListQuery, response: { 200: BackupList, ...errors } },
-  },
-  create: { method: 'POST', url: `${prefix}/create`, schema: { response: { 202: OperationStarted, ...errors } } },
-  operations: { method: 'GET', url: `${prefix}/operations`, schema: { response: { 200: OperationList, ...errors } } },
-  operation: {
-    method: 'GET',
-    url: `${prefix}/operations/:id`,
-    schema: { params: OperationIdParams, response: { 200: BackupOperation, ...errors } },
-  },
-  download: {
-    method: 'GET',
-    url: `${prefix}/:backupId/download`,
-    schema: { params: BackupIdParams, response: { ...errors } },
-  },
-  restore: {
-    method: 'POST',
-    url: `${prefix}/:backupId/restore`,
-    schema: { params: BackupIdParams, body: RestoreBody, response: { 202: OperationStarted, ...errors } },
-  },
-  remove: {
-    method: 'DELETE',
-    url: `${prefix}/:backupId`,
-    schema: { params: BackupIdParams, response: { 200: Type.Object({ success: Type.Literal(true) }), ...errors } },
-  },
+  list: { querystring: RelayBackupListQuery, response: { 200: BackupList, ...errors } },
+  create: { response: { 202: OperationStarted, ...errors } },
+  operations: { response: { 200: OperationList, ...errors } },
+  operation: { params: OperationIdParams, response: { 200: BackupOperation, ...errors } },
+  download: { params: BackupIdParams, response: { ...errors } },
+  restore: { params: BackupIdParams, body: RestoreBody, response: { 202: OperationStarted, ...errors } },
+  remove: { params: BackupIdParams, response: { 200: Type.Object({ success: Type.Literal(true) }), ...errors } },
 } as const
+export type RelayBackupSchemas = typeof relayBackupSchemas
+
+export const relayBackupRoutes = routesOf(relayBackupUrls, relayBackupSchemas)

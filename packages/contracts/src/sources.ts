@@ -1,7 +1,8 @@
 import { type Static, type TSchema, Type } from 'typebox'
-import { collectorTypes, streamTypes } from './dashboard.js'
+import { collectorTypes, streamTypes } from './dashboard.plain.js'
+import { routesOf } from './endpoint.js'
 import { ErrorBody } from './errors.js'
-import { HOUR, SECOND } from './time.js'
+import { collectorWarningCodes, junctionStatuses, sourceLimits, sourceUrls } from './sources.plain.js'
 
 const Id = Type.String({ format: 'uuid' })
 const Name = Type.String({ minLength: 1, maxLength: 100 })
@@ -10,12 +11,6 @@ const NullableTimestamp = Type.Union([Timestamp, Type.Null()])
 const Url = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2000 })
 const BrokerUrl = Type.String({ format: 'uri', pattern: '^mqtts?://', maxLength: 2000 })
 const Topic = Type.String({ minLength: 1, maxLength: 500 })
-
-export const sourceLimits = {
-  pollRate: { min: SECOND, max: HOUR, default: 5 * SECOND },
-  sendRate: { min: 100, max: HOUR, default: SECOND },
-  sensorsPerCollector: 1000,
-} as const
 
 // Collectors -----------------------------------------------------------------------------------
 
@@ -28,6 +23,7 @@ export const JsonPathSensor = Type.Object(
   },
   { additionalProperties: false },
 )
+export type JsonPathSensor = Static<typeof JsonPathSensor>
 
 export const collectorSettingsSchemas = {
   Host: Type.Object({}, { additionalProperties: false }),
@@ -118,8 +114,6 @@ export const UpdateCollectorBody = Type.Partial(
 )
 export type UpdateCollectorBody = Static<typeof UpdateCollectorBody>
 
-export const collectorWarningCodes = ['ACCESS_TOKEN_REMOVED'] as const
-
 /**
  * Something a change did beyond what was asked. ACCESS_TOKEN_REMOVED: the collector's address now
  * points to another origin (scheme, host or port), so its saved token was removed rather than sent
@@ -145,70 +139,6 @@ export const Sensor = Type.Object({
   missing: Type.Boolean(),
 })
 export type Sensor = Static<typeof Sensor>
-
-// Addresses ------------------------------------------------------------------------------------
-
-/** The WHATWG URL parser, global in browsers and Node alike; contracts are typed for neither environment. */
-declare const URL: new (url: string) => { hostname: string; protocol: string; port: string }
-
-/** The settings of collectors and streams that hold an address the relay connects to. */
-export const addressSettings = ['url', 'brokerUrl'] as const
-
-/** The address a collector connects to, which its access token is bound to; undefined for types without one. */
-export function collectorAddress(settings: Record<string, unknown>): string | undefined {
-  const address = addressSettings.map((key) => settings[key]).find((value) => typeof value === 'string')
-  return address as string | undefined
-}
-
-/**
- * The host a URL connects to, as the network sees it: lower case, without brackets or a trailing
- * dot, IPv4 in dotted form. Non-HTTP schemes (mqtt:) keep the host as typed, so it is parsed again
- * as an HTTP host, turning `2852039166` or `0xa9fea9fe` into 169.254.169.254 as a system resolver
- * would. Undefined when the URL does not parse.
- */
-export function urlHost(url: string): string | undefined {
-  let hostname: string
-  try {
-    hostname = new URL(url).hostname
-  } catch {
-    return undefined
-  }
-  let host = hostname.toLowerCase()
-  try {
-    host = new URL(`http://${hostname}`).hostname
-  } catch {
-    // Not a valid HTTP host: kept as typed, and the connection fails on its own.
-  }
-  return host.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '')
-}
-
-const defaultPorts: Record<string, string> = { 'http:': '80', 'https:': '443', 'mqtt:': '1883', 'mqtts:': '8883' }
-
-/**
- * Scheme, host and port of a URL with default ports filled in, so `http://a/x` and `http://A:80/y`
- * are equal. Unlike `URL.origin` it also works for mqtt: URLs. Undefined when it does not parse.
- */
-export function urlOrigin(url: string): string | undefined {
-  let parsed: { protocol: string; port: string }
-  try {
-    parsed = new URL(url)
-  } catch {
-    return undefined
-  }
-  const host = urlHost(url) ?? ''
-  const shown = host.includes(':') ? `[${host}]` : host
-  return `${parsed.protocol}//${shown}:${parsed.port || defaultPorts[parsed.protocol] || ''}`
-}
-
-/**
- * Whether a saved access token may stay when a collector's address changes from `from` to `to`:
- * only while both point to the same origin (or neither has an address), so it never reaches a
- * server it was not given for.
- */
-export function keepsAccessToken(from: string | undefined, to: string | undefined): boolean {
-  const origin = (address: string | undefined) => (address === undefined ? 'none' : (urlOrigin(address) ?? address))
-  return origin(from) === origin(to)
-}
 
 // Streams --------------------------------------------------------------------------------------
 
@@ -271,9 +201,6 @@ export type UpdateStreamBody = Static<typeof UpdateStreamBody>
 
 // Junctions ------------------------------------------------------------------------------------
 
-export const junctionStatuses = ['Idle', 'Running'] as const
-export type JunctionStatus = (typeof junctionStatuses)[number]
-
 export const JunctionTarget = Type.Object(
   {
     streamId: Id,
@@ -317,98 +244,33 @@ export const sourceErrors = { 400: ErrorBody, 404: ErrorBody, 409: ErrorBody } a
 const ok = Type.Object({ success: Type.Literal(true) })
 const withId = { params: IdParams }
 
-export const sourceRoutes = {
-  listCollectors: { method: 'GET', url: '/api/collectors', schema: { response: { 200: Type.Array(Collector) } } },
-  createCollector: {
-    method: 'POST',
-    url: '/api/collectors',
-    schema: { body: CreateCollectorBody, response: { 201: Collector, ...sourceErrors } },
-  },
-  getCollector: {
-    method: 'GET',
-    url: '/api/collectors/:id',
-    schema: { ...withId, response: { 200: Collector, ...sourceErrors } },
-  },
-  updateCollector: {
-    method: 'PATCH',
-    url: '/api/collectors/:id',
-    schema: { ...withId, body: UpdateCollectorBody, response: { 200: UpdateCollectorReply, ...sourceErrors } },
-  },
-  deleteCollector: {
-    method: 'DELETE',
-    url: '/api/collectors/:id',
-    schema: { ...withId, response: { 200: ok, ...sourceErrors } },
-  },
-  startCollector: {
-    method: 'POST',
-    url: '/api/collectors/:id/start',
-    schema: { ...withId, response: { 200: Collector, ...sourceErrors } },
-  },
-  stopCollector: {
-    method: 'POST',
-    url: '/api/collectors/:id/stop',
-    schema: { ...withId, response: { 200: Collector, ...sourceErrors } },
-  },
+const sourceSchemas = {
+  listCollectors: { response: { 200: Type.Array(Collector) } },
+  createCollector: { body: CreateCollectorBody, response: { 201: Collector, ...sourceErrors } },
+  getCollector: { ...withId, response: { 200: Collector, ...sourceErrors } },
+  updateCollector: { ...withId, body: UpdateCollectorBody, response: { 200: UpdateCollectorReply, ...sourceErrors } },
+  deleteCollector: { ...withId, response: { 200: ok, ...sourceErrors } },
+  startCollector: { ...withId, response: { 200: Collector, ...sourceErrors } },
+  stopCollector: { ...withId, response: { 200: Collector, ...sourceErrors } },
   unlockCollector: {
-    method: 'POST',
-    url: '/api/collectors/:id/unlock',
-    schema: { ...withId, body: UnlockCollectorBody, response: { 200: Collector, 403: ErrorBody, ...sourceErrors } },
+    ...withId,
+    body: UnlockCollectorBody,
+    response: { 200: Collector, 403: ErrorBody, ...sourceErrors },
   },
-  listSensors: {
-    method: 'GET',
-    url: '/api/collectors/:id/sensors',
-    schema: { ...withId, response: { 200: Type.Array(Sensor), ...sourceErrors } },
-  },
-  listStreams: { method: 'GET', url: '/api/connections/streams', schema: { response: { 200: Type.Array(Stream) } } },
-  createStream: {
-    method: 'POST',
-    url: '/api/connections/streams',
-    schema: { body: CreateStreamBody, response: { 201: Stream, ...sourceErrors } },
-  },
-  getStream: {
-    method: 'GET',
-    url: '/api/connections/streams/:id',
-    schema: { ...withId, response: { 200: Stream, ...sourceErrors } },
-  },
-  updateStream: {
-    method: 'PATCH',
-    url: '/api/connections/streams/:id',
-    schema: { ...withId, body: UpdateStreamBody, response: { 200: Stream, ...sourceErrors } },
-  },
-  deleteStream: {
-    method: 'DELETE',
-    url: '/api/connections/streams/:id',
-    schema: { ...withId, response: { 200: ok, ...sourceErrors } },
-  },
-  listJunctions: { method: 'GET', url: '/api/junctions', schema: { response: { 200: Type.Array(Junction) } } },
-  createJunction: {
-    method: 'POST',
-    url: '/api/junctions',
-    schema: { body: CreateJunctionBody, response: { 201: Junction, ...sourceErrors } },
-  },
-  getJunction: {
-    method: 'GET',
-    url: '/api/junctions/:id',
-    schema: { ...withId, response: { 200: Junction, ...sourceErrors } },
-  },
-  updateJunction: {
-    method: 'PATCH',
-    url: '/api/junctions/:id',
-    schema: { ...withId, body: UpdateJunctionBody, response: { 200: Junction, ...sourceErrors } },
-  },
-  deleteJunction: {
-    method: 'DELETE',
-    url: '/api/junctions/:id',
-    schema: { ...withId, response: { 200: ok, ...sourceErrors } },
-  },
-  startJunction: {
-    method: 'POST',
-    url: '/api/junctions/:id/start',
-    schema: { ...withId, response: { 200: Junction, ...sourceErrors } },
-  },
-  stopJunction: {
-    method: 'POST',
-    url: '/api/junctions/:id/stop',
-    schema: { ...withId, response: { 200: Junction, ...sourceErrors } },
-  },
+  listSensors: { ...withId, response: { 200: Type.Array(Sensor), ...sourceErrors } },
+  listStreams: { response: { 200: Type.Array(Stream) } },
+  createStream: { body: CreateStreamBody, response: { 201: Stream, ...sourceErrors } },
+  getStream: { ...withId, response: { 200: Stream, ...sourceErrors } },
+  updateStream: { ...withId, body: UpdateStreamBody, response: { 200: Stream, ...sourceErrors } },
+  deleteStream: { ...withId, response: { 200: ok, ...sourceErrors } },
+  listJunctions: { response: { 200: Type.Array(Junction) } },
+  createJunction: { body: CreateJunctionBody, response: { 201: Junction, ...sourceErrors } },
+  getJunction: { ...withId, response: { 200: Junction, ...sourceErrors } },
+  updateJunction: { ...withId, body: UpdateJunctionBody, response: { 200: Junction, ...sourceErrors } },
+  deleteJunction: { ...withId, response: { 200: ok, ...sourceErrors } },
+  startJunction: { ...withId, response: { 200: Junction, ...sourceErrors } },
+  stopJunction: { ...withId, response: { 200: Junction, ...sourceErrors } },
 } as const
+export type SourceSchemas = typeof sourceSchemas
+
+export const sourceRoutes = routesOf(sourceUrls, sourceSchemas)

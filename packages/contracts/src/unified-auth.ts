@@ -1,22 +1,9 @@
 import { type Static, Type } from 'typebox'
-import { type AuthMode, authModes, CloudSession, UserInfo } from './auth.js'
+import { CloudSession, UserInfo } from './auth.js'
+import { authModes } from './auth.plain.js'
+import { routesOf } from './endpoint.js'
 import { ErrorBody } from './errors.js'
-import { MINUTE } from './time.js'
-
-/** The relay's own sign-in: local accounts and the cookie that carries a frontend session. */
-export const localAuthLimits = {
-  usernameMinLength: 1,
-  usernameMaxLength: 64,
-  passwordMinLength: 8,
-  passwordMaxLength: 256,
-  /** Failed sign-ins allowed per username, and per client address, within the window. */
-  failuresPerUser: 5,
-  failuresPerAddress: 20,
-  failureWindow: 15 * MINUTE,
-} as const
-
-/** The cookie holding the frontend session token (HttpOnly, SameSite=Lax); the relay keeps only its hash. */
-export const sessionCookieName = 'relay_session'
+import { localAuthLimits, returnToRule, unifiedAuthUrls } from './unified-auth.plain.js'
 
 /** Who is signed in to the relay's UI. */
 export const SessionUser = Type.Object({
@@ -96,21 +83,12 @@ export const ForceRefreshReply = Type.Object({
 })
 export type ForceRefreshReply = Static<typeof ForceRefreshReply>
 
-const returnToPattern =
-  '^(?!.*//)(?!.*\\\\)(?!.*%(?:2[fF]|5[cC]|2[eE]))(?!.*/\\.{1,2}(?:[/?#]|$))/[^\\u0000-\\u0020\\u007f]*$'
-const returnToMaxLength = 512
 /**
  * Where the browser goes after a cloud sign-in: a path of the relay's UI, never another site. No
  * form a browser could read as another host passes: `//x`, `/\\x`, dot segments (`/.//x`),
  * encoded slashes, backslashes and dots, control characters.
  */
-export const ReturnTo = Type.String({ maxLength: returnToMaxLength, pattern: returnToPattern })
-const returnToRegExp = new RegExp(returnToPattern)
-
-/** `value` when it is a path `ReturnTo` accepts, so a browser stays on this origin; null otherwise. */
-export function sameOriginPath(value: string): string | null {
-  return value.length <= returnToMaxLength && returnToRegExp.test(value) ? value : null
-}
+export const ReturnTo = Type.String(returnToRule)
 
 export const CloudLoginQuery = Type.Object(
   {
@@ -131,79 +109,28 @@ export const CloudCallbackQuery = Type.Object({
 })
 export type CloudCallbackQuery = Static<typeof CloudCallbackQuery>
 
-/**
- * What the callback tells the UI in the `cloud` query parameter of the page it returns to:
- * `connected`, or why not: the user declined at the cloud, the exchange failed, the cloud could not
- * be reached, or the relay is connected to another cloud account (disconnect it first).
- * No token or code ever rides in a URL the UI sees.
- */
-export const cloudLoginOutcomes = ['connected', 'denied', 'failed', 'unreachable', 'other-account'] as const
-export type CloudLoginOutcome = (typeof cloudLoginOutcomes)[number]
-
 export const CloudSessionsReply = Type.Object({ success: Type.Literal(true), sessions: Type.Array(CloudSession) })
 
 const Success = Type.Object({ success: Type.Literal(true) })
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 429: ErrorBody }
 
-const prefix = '/api/unified-auth'
-
-export const unifiedAuthRoutes = {
-  status: { method: 'GET', url: `${prefix}/status`, schema: { response: { 200: AuthStatus } } },
-  setMode: {
-    method: 'POST',
-    url: `${prefix}/mode`,
-    schema: { body: ModeBody, response: { 200: ModeReply, ...errors } },
-  },
-  localSetup: {
-    method: 'POST',
-    url: `${prefix}/local/setup`,
-    schema: { body: LocalSetupBody, response: { 201: SignedInReply, ...errors } },
-  },
-  localLogin: {
-    method: 'POST',
-    url: `${prefix}/local/login`,
-    schema: { body: LocalLoginBody, response: { 200: SignedInReply, ...errors } },
-  },
-  logout: { method: 'POST', url: `${prefix}/logout`, schema: { response: { 200: Success, ...errors } } },
-  cloudLogin: {
-    method: 'GET',
-    url: `${prefix}/cloud/login`,
-    schema: { querystring: CloudLoginQuery, response: { ...errors } },
-  },
-  cloudCallback: {
-    method: 'GET',
-    url: `${prefix}/cloud/callback`,
-    schema: { querystring: CloudCallbackQuery, response: { ...errors } },
-  },
-  /** Revokes the relay's cloud session at the cloud and forgets its credentials, even when the cloud is unreachable. */
-  cloudLogout: { method: 'POST', url: `${prefix}/cloud/logout`, schema: { response: { 200: Success, ...errors } } },
-  cloudUserInfo: {
-    method: 'GET',
-    url: `${prefix}/cloud/user-info`,
-    schema: { response: { 200: Type.Object({ success: Type.Literal(true), userInfo: UserInfo }), ...errors } },
-  },
-  cloudSessions: {
-    method: 'GET',
-    url: `${prefix}/cloud/sessions`,
-    schema: { response: { 200: CloudSessionsReply, ...errors } },
-  },
+const unifiedAuthSchemas = {
+  status: { response: { 200: AuthStatus } },
+  setMode: { body: ModeBody, response: { 200: ModeReply, ...errors } },
+  localSetup: { body: LocalSetupBody, response: { 201: SignedInReply, ...errors } },
+  localLogin: { body: LocalLoginBody, response: { 200: SignedInReply, ...errors } },
+  logout: { response: { 200: Success, ...errors } },
+  cloudLogin: { querystring: CloudLoginQuery, response: { ...errors } },
+  cloudCallback: { querystring: CloudCallbackQuery, response: { ...errors } },
+  cloudLogout: { response: { 200: Success, ...errors } },
+  cloudUserInfo: { response: { 200: Type.Object({ success: Type.Literal(true), userInfo: UserInfo }), ...errors } },
+  cloudSessions: { response: { 200: CloudSessionsReply, ...errors } },
   deleteCloudSession: {
-    method: 'DELETE',
-    url: `${prefix}/cloud/sessions/:id`,
-    schema: {
-      params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 255 }) }),
-      response: { 200: Success, ...errors },
-    },
+    params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 255 }) }),
+    response: { 200: Success, ...errors },
   },
-  forceRefresh: {
-    method: 'POST',
-    url: `${prefix}/tokens/force-refresh`,
-    schema: { response: { 200: ForceRefreshReply, ...errors } },
-  },
+  forceRefresh: { response: { 200: ForceRefreshReply, ...errors } },
 } as const
+export type UnifiedAuthSchemas = typeof unifiedAuthSchemas
 
-export const authModeLabels = {
-  none: 'No sign-in',
-  local: 'Local accounts',
-  cloud: 'Cloud account',
-} as const satisfies Record<AuthMode, string>
+export const unifiedAuthRoutes = routesOf(unifiedAuthUrls, unifiedAuthSchemas)

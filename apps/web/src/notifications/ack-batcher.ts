@@ -1,5 +1,4 @@
-/** `AckBody` accepts at most this many ids. */
-const ackMaxIds = 100
+import { notificationLimits } from '@relay/contracts'
 
 export type AckBatcherOptions = {
   send: (ids: string[]) => Promise<unknown>
@@ -11,7 +10,12 @@ export type AckBatcherOptions = {
 }
 
 /** Acknowledges shown notifications in batches; ids whose request fails are retried, never lost. */
-export function createAckBatcher({ send, delayMs = 250, retryMs = 5000, batchSize = ackMaxIds }: AckBatcherOptions) {
+export function createAckBatcher({
+  send,
+  delayMs = 250,
+  retryMs = 5000,
+  batchSize = notificationLimits.ackMaxIds,
+}: AckBatcherOptions) {
   const pending = new Set<string>()
   let timer: ReturnType<typeof setTimeout> | undefined
   let sending = false

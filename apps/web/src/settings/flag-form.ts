@@ -1,4 +1,10 @@
-import { type FeatureFlagName, FeatureFlags, type FeatureFlagsUpdate } from '@relay/contracts'
+import {
+  type FeatureFlagName,
+  type FeatureFlags,
+  type FeatureFlagsUpdate,
+  featureFlagDefaults,
+  featureFlagRanges,
+} from '@relay/contracts'
 
 type FlagsOfType<V> = { [K in FeatureFlagName]: FeatureFlags[K] extends V ? K : never }[FeatureFlagName]
 export type BooleanFlag = FlagsOfType<boolean>
@@ -17,7 +23,7 @@ export const numberUnits = {
 /** What the form holds while editing: booleans as they are, numbers as the text typed, in the field's unit. */
 export type Draft = { [K in FeatureFlagName]: FeatureFlags[K] extends boolean ? boolean : string }
 
-const flagNames = Object.keys(FeatureFlags.properties) as FeatureFlagName[]
+const flagNames = Object.keys(featureFlagDefaults) as FeatureFlagName[]
 
 function isNumberFlag(flag: FeatureFlagName): flag is NumberFlag {
   return flag in numberUnits
@@ -47,9 +53,9 @@ export function parseNumber(flag: NumberFlag, text: string): number | undefined 
 
 /** The inclusive range the contract allows, in the field's unit. */
 export function rangeOf(flag: NumberFlag): { min: number; max: number } {
-  const schema = FeatureFlags.properties[flag] as { minimum?: number; maximum?: number }
+  const { min, max } = featureFlagRanges[flag]
   const scale = numberUnits[flag] === 'seconds' ? 1000 : 1
-  return { min: (schema.minimum ?? 0) / scale, max: (schema.maximum ?? Number.MAX_SAFE_INTEGER) / scale }
+  return { min: min / scale, max: max / scale }
 }
 
 export type DraftCheck = {

@@ -3,6 +3,7 @@ import {
   type CollectorType,
   type CreateCollectorBody,
   collectorAddress,
+  type JsonPathSensor,
   keepsAccessToken,
   sourceLimits,
 } from '@relay/contracts'
@@ -61,8 +62,6 @@ export const collectorFields = [
   'accessTokenPassword',
 ] as const
 
-type SensorPath = { path: string; name?: string; unit?: string }
-
 export function toCollectorDraft(collector?: Collector): CollectorDraft {
   const settings = collector?.settings ?? {}
   const type = editableCollectorTypes.find((name) => name === collector?.collectorType) ?? 'GenericAPI'
@@ -72,7 +71,7 @@ export function toCollectorDraft(collector?: Collector): CollectorDraft {
     pollRate: String((collector?.pollRateMs ?? sourceLimits.pollRate.default) / 1000),
     url: text(settings.url),
     sensorPaths: Array.isArray(settings.sensors)
-      ? (settings.sensors as SensorPath[]).map(formatSensorPath).join('\n')
+      ? (settings.sensors as JsonPathSensor[]).map(formatSensorPath).join('\n')
       : '',
     brokerUrl: text(settings.brokerUrl),
     topics: Array.isArray(settings.topics) ? settings.topics.map(String).join('\n') : '',
@@ -198,12 +197,12 @@ function lines(value: string): string[] {
     .filter(Boolean)
 }
 
-export function parseSensorPath(line: string): SensorPath {
+export function parseSensorPath(line: string): JsonPathSensor {
   const [path = '', name = '', unit = ''] = line.split('|').map((part) => part.trim())
   return { path, ...(name ? { name } : {}), ...(unit ? { unit } : {}) }
 }
 
-function formatSensorPath(sensor: SensorPath): string {
+function formatSensorPath(sensor: JsonPathSensor): string {
   if (sensor.unit) {
     return `${sensor.path}|${sensor.name ?? ''}|${sensor.unit}`
   }

@@ -1,4 +1,5 @@
-import { type CreateStreamBody, type Stream, type StreamType, sourceRoutes, streamTypes } from '@relay/contracts'
+import { type CreateStreamBody, type Stream, type StreamType, sourceEndpoints, streamTypes } from '@relay/contracts'
+import { urlOf } from '../api'
 
 export { streamTypes }
 
@@ -89,5 +90,5 @@ export function webSocketUrl(
   location: Pick<Location, 'protocol' | 'host'> = window.location,
 ): string {
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws'
-  return `${scheme}://${location.host}${sourceRoutes.getStream.url.replace(':id', streamId)}/ws`
+  return `${scheme}://${location.host}${urlOf(sourceEndpoints.getStream, { params: { id: streamId } })}/ws`
 }
