@@ -15,6 +15,9 @@ export default defineConfig({
   test: {
     projects: [
       { extends: true, test: { name: 'server-kit', root: 'packages/server-kit' } },
+      { extends: true, test: { name: 'contracts', root: 'packages/contracts' } },
+      // The workspace's import rules (no cycles, no feature reading another's repo), checked over every package.
+      { extends: true, test: { name: 'architecture', root: 'packages/testkit' } },
       {
         extends: true,
         test: {
@@ -36,6 +39,8 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
+      // The UI's logic in plain Node, beside the code it tests; no browser and no relay to set up.
+      { extends: true, test: { name: 'web', root: 'apps/web', include: ['src/**/*.test.ts'] } },
       {
         extends: true,
         test: {

@@ -2,6 +2,7 @@ import type { AuthStatus } from '@relay/contracts'
 import { useQueryClient } from '@tanstack/react-query'
 import { useEffect } from 'react'
 import { Outlet } from 'react-router'
+import common from '../ui/common.module.css'
 import { AuthScreen } from './AuthScreen'
 import styles from './AuthScreen.module.css'
 import { CloudOutcomeContext, type GateScreen, useCloudOutcomeFromUrl } from './cloud-outcome'
@@ -22,12 +23,12 @@ export function AuthGate() {
   if (status.data === undefined) {
     return status.isError ? (
       <AuthScreen title="Cannot reach the relay">
-        <div role="alert" className={styles.alert}>
+        <div role="alert" className={common.alert}>
           <strong>Cannot reach the relay</strong>
           <p>{status.error.message}</p>
         </div>
-        <div className={styles.actions}>
-          <button type="button" className={styles.secondary} onClick={() => void status.refetch()}>
+        <div className={common.actions}>
+          <button type="button" className={common.secondary} onClick={() => void status.refetch()}>
             Try again
           </button>
         </div>

@@ -2,6 +2,8 @@ import { localAuthLimits } from '@relay/contracts'
 import { useMutation } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { api } from '../api'
+import common from '../ui/common.module.css'
+import { FormAlert } from '../ui/FormAlert'
 import styles from './AuthForm.module.css'
 import {
   type AccountDraft,
@@ -11,7 +13,7 @@ import {
   checkNewAccount,
   noAccountErrors,
 } from './local-account'
-import { FormAlert, TextField } from './TextField'
+import { TextField } from './TextField'
 import { useRefreshAuthStatus } from './use-auth-status'
 
 const emptyDraft: AccountDraft = { username: '', password: '', confirm: '' }
@@ -73,8 +75,8 @@ export function LocalAccountForm({ submitLabel }: { submitLabel: string }) {
         onChange={(value) => edit('confirm', value)}
       />
       <FormAlert title="The account was not created" messages={errors.form} />
-      <div className={styles.actions}>
-        <button type="submit" className={styles.primary} disabled={create.isPending}>
+      <div className={common.actions}>
+        <button type="submit" className={common.primary} disabled={create.isPending}>
           {create.isPending ? 'Creating…' : submitLabel}
         </button>
       </div>

@@ -2,6 +2,7 @@ import { type AuthMode, authModeLabels, authModes } from '@relay/contracts'
 import { useMutation } from '@tanstack/react-query'
 import { useId, useState } from 'react'
 import { api } from '../api'
+import common from '../ui/common.module.css'
 import { AuthScreen } from './AuthScreen'
 import styles from './AuthScreen.module.css'
 import { CloudOutcomeAlert } from './CloudOutcomeAlert'
@@ -69,17 +70,17 @@ function NoSignInStep() {
   })
   return (
     <section className={styles.step} aria-label="Continue without sign-in">
-      <p className={styles.warning}>
+      <p className={common.warning}>
         Without sign-in, anyone who can reach this relay over the network can change its settings and read its data.
       </p>
       {choose.isError && (
-        <div role="alert" className={styles.alert}>
+        <div role="alert" className={common.alert}>
           <strong>Setup did not finish</strong>
           <p>{choose.error.message}</p>
         </div>
       )}
-      <div className={styles.actions}>
-        <button type="button" className={styles.primary} disabled={choose.isPending} onClick={() => choose.mutate()}>
+      <div className={common.actions}>
+        <button type="button" className={common.primary} disabled={choose.isPending} onClick={() => choose.mutate()}>
           {choose.isPending ? 'Saving…' : 'Continue without sign-in'}
         </button>
       </div>
@@ -90,14 +91,14 @@ function NoSignInStep() {
 function CloudStep() {
   return (
     <section className={styles.step} aria-label="Sign in with Relay Cloud">
-      <p className={styles.note}>
+      <p className={common.note}>
         You go to the Relay Cloud sign-in page and come back here once you have signed in. The relay then uses that
         account for sign-in and backups.
       </p>
-      <div className={styles.actions}>
+      <div className={common.actions}>
         <button
           type="button"
-          className={styles.primary}
+          className={common.primary}
           onClick={() => goToCloudSignIn({ mode: 'cloud', returnTo: cloudSetupReturnTo })}
         >
           Sign in with Relay Cloud

@@ -1,8 +1,10 @@
 import { useMutation } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { api } from '../api'
+import common from '../ui/common.module.css'
+import { FormAlert } from '../ui/FormAlert'
 import styles from './AuthForm.module.css'
-import { FormAlert, TextField } from './TextField'
+import { TextField } from './TextField'
 import { useRefreshAuthStatus } from './use-auth-status'
 
 type Missing = { username?: string; password?: string }
@@ -57,8 +59,8 @@ export function SignInForm() {
         }}
       />
       <FormAlert title="Not signed in" messages={signIn.error ? [signIn.error.message] : []} />
-      <div className={styles.actions}>
-        <button type="submit" className={styles.primary} disabled={signIn.isPending}>
+      <div className={common.actions}>
+        <button type="submit" className={common.primary} disabled={signIn.isPending}>
           {signIn.isPending ? 'Signing in…' : 'Sign in'}
         </button>
       </div>

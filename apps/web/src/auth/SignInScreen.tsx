@@ -1,4 +1,5 @@
 import type { AuthStatus } from '@relay/contracts'
+import common from '../ui/common.module.css'
 import { AuthScreen } from './AuthScreen'
 import styles from './AuthScreen.module.css'
 import { CloudOutcomeAlert } from './CloudOutcomeAlert'
@@ -20,10 +21,10 @@ export function SignInScreen({ status }: { status: AuthStatus }) {
       {status.mode === 'cloud' && (
         <>
           <p className={styles.lead}>This relay signs people in with their Relay Cloud account.</p>
-          <div className={styles.actions}>
+          <div className={common.actions}>
             <button
               type="button"
-              className={styles.primary}
+              className={common.primary}
               onClick={() => goToCloudSignIn({ returnTo: currentReturnTo() })}
             >
               Sign in with Relay Cloud

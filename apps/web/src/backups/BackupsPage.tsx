@@ -4,6 +4,7 @@ import { Link } from 'react-router'
 import { ApiError } from '../api'
 import { goToCloudSignIn } from '../auth/cloud-sign-in'
 import { useAuthStatus } from '../auth/use-auth-status'
+import common from '../ui/common.module.css'
 import { ActivityPanel } from './ActivityPanel'
 import styles from './BackupsPage.module.css'
 import { BackupsSection } from './BackupsSection'
@@ -40,7 +41,7 @@ export function BackupsPage() {
       {status.isPending && (
         <>
           <PageHeader />
-          <p role="status" className={styles.mutedText}>
+          <p role="status" className={common.mutedText}>
             Asking Relay Cloud about your backups…
           </p>
         </>
@@ -70,7 +71,7 @@ function PageHeader({ action }: { action?: ReactNode }) {
     <div className={styles.pageHeader}>
       <div>
         <h1>Cloud backups</h1>
-        <p className={styles.mutedText}>Copies of this relay's database and settings, kept in Relay Cloud.</p>
+        <p className={common.mutedText}>Copies of this relay's database and settings, kept in Relay Cloud.</p>
       </div>
       {action}
     </div>
@@ -120,7 +121,7 @@ function NotConnectedPanel() {
       </p>
       {hasProblem && auth?.cloudError && <p className={styles.bad}>{auth.cloudError}</p>}
       <p>You sign in on Relay Cloud's own page and come back here.</p>
-      <div className={styles.actions}>
+      <div className={common.actions}>
         <button type="button" className={styles.primary} onClick={() => goToCloudSignIn({ returnTo: backupsPath })}>
           {hasProblem ? 'Reconnect' : 'Connect to cloud'}
         </button>
@@ -143,7 +144,7 @@ function ProGate({ problem }: { problem: ReactNode }) {
       <PageHeader />
       {problem}
       <section className={styles.gate} aria-labelledby={headingId} data-testid="backups-pro-gate">
-        <span className={`${styles.badge} ${styles.accentBadge}`}>Pro</span>
+        <span className={`${common.badge} ${styles.accentBadge}`}>Pro</span>
         <h2 id={headingId}>Cloud backups need a Pro license</h2>
         <p>
           {account ? (
@@ -166,7 +167,7 @@ function ProGate({ problem }: { problem: ReactNode }) {
           <li>Download or restore any backup from this page</li>
         </ul>
         <p>Get Pro for your account on Relay Cloud. This page unlocks as soon as the cloud reports the license.</p>
-        <div className={styles.actions}>
+        <div className={common.actions}>
           <button
             type="button"
             className={styles.secondary}

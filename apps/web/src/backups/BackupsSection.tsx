@@ -1,40 +1,39 @@
 import type { BackupRecord } from '@relay/contracts'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { useId, useState } from 'react'
+import { useState } from 'react'
 import { toast } from 'sonner'
 import { api } from '../api'
+import { Badge } from '../ui/Badge'
+import { ConfirmButton } from '../ui/ConfirmButton'
+import common from '../ui/common.module.css'
+import { Panel } from '../ui/Panel'
 import { RelativeTime } from '../ui/RelativeTime'
+import { TableHead } from '../ui/TableHead'
 import styles from './BackupsPage.module.css'
 import { formatBytes } from './format-bytes'
-import { backupStatusBadges, type Tone } from './labels'
+import { backupStatusBadges } from './labels'
 import { backupKeys, useBackupList } from './queries'
 import { RestoreDialog } from './RestoreDialog'
 import type { BackupActivity } from './use-backup-activity'
 
-const toneClasses = {
-  ok: styles.ok,
-  warn: styles.warn,
-  danger: styles.danger,
-  muted: styles.mutedBadge,
-} satisfies Record<Tone, string | undefined>
-
 /** This relay's backups in Relay Cloud, newest first, with download, restore and delete. */
 export function BackupsSection({ activity }: { activity: BackupActivity }) {
-  const headingId = useId()
   const list = useBackupList()
   const [restoring, setRestoring] = useState<BackupRecord | null>(null)
   const count = list.data?.backups.length ?? 0
   const total = list.data?.total ?? 0
 
   return (
-    <section className={styles.panel} aria-labelledby={headingId}>
-      <header className={styles.panelHeader}>
-        <h2 id={headingId}>Backups of this relay</h2>
-        <p className={styles.mutedText}>
+    <Panel
+      title="Backups of this relay"
+      description={
+        <>
           Newest first.
           {total > count && ` Showing the newest ${count} of ${total}.`}
-        </p>
-      </header>
+        </>
+      }
+      className={styles.panel}
+    >
       {list.isPending && (
         <p role="status" className={styles.listState}>
           Loading backups…
@@ -62,17 +61,7 @@ export function BackupsSection({ activity }: { activity: BackupActivity }) {
       {list.data && count > 0 && (
         <div className={styles.tableWrap}>
           <table className={styles.table} data-testid="backups-table">
-            <thead>
-              <tr>
-                <th scope="col">Created</th>
-                <th scope="col">Size</th>
-                <th scope="col">Status</th>
-                <th scope="col">Expires</th>
-                <th scope="col">
-                  <span className={styles.visuallyHidden}>Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={['Created', 'Size', 'Status', 'Expires']} withActions />
             <tbody>
               {list.data.backups.map((backup) => (
                 <BackupRow
@@ -90,7 +79,7 @@ export function BackupsSection({ activity }: { activity: BackupActivity }) {
         </div>
       )}
       <RestoreDialog backup={restoring} activity={activity} onClose={() => setRestoring(null)} />
-    </section>
+    </Panel>
   )
 }
 
@@ -114,77 +103,62 @@ function BackupRow(props: { backup: BackupRecord; isBusy: boolean; onRestore: ()
   return (
     <tr data-testid="backup-row" data-id={backup.id} data-status={backup.status}>
       <td className={styles.createdCell}>
-        <span className={styles.strong}>
+        <span className={common.strong}>
           {created.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}
         </span>
-        <span className={styles.sub}>
+        <span className={common.sub}>
           <RelativeTime value={backup.createdAt} />
         </span>
       </td>
       <td className={styles.sizeCell} data-label="Size" data-testid="backup-size">
-        <span className={styles.strong}>{formatBytes(backup.compressedSize)}</span>
-        <span className={styles.sub}>{formatBytes(backup.uncompressedSize)} unpacked</span>
+        <span className={common.strong}>{formatBytes(backup.compressedSize)}</span>
+        <span className={common.sub}>{formatBytes(backup.uncompressedSize)} unpacked</span>
       </td>
       <td className={styles.statusCell}>
-        <span className={`${styles.badge} ${toneClasses[badge.tone]}`} data-testid="backup-status">
+        <Badge tone={badge.tone} testId="backup-status">
           {badge.label}
-        </span>
+        </Badge>
       </td>
       <td className={styles.expiresCell} data-label="Expires" data-testid="backup-expires">
         {backup.expiresAt ? <RelativeTime value={backup.expiresAt} /> : 'Never'}
       </td>
       <td className={styles.actionsCell}>
         <div className={styles.rowActions}>
-          {isAsking ? (
-            <span className={styles.confirm}>
-              <span className={styles.confirmText}>Delete for good?</span>
+          <ConfirmButton
+            label="Delete"
+            question="Delete for good?"
+            confirmLabel="Yes, delete"
+            pendingLabel="Deleting…"
+            subject={backup.filename}
+            isAsking={isAsking}
+            onAskingChange={setAsking}
+            isPending={remove.isPending}
+            onConfirm={() => remove.mutate()}
+            className={common.nowrap}
+          >
+            {isCompleted && (
+              <a
+                className={common.smallButton}
+                href={api.backupDownloadUrl(backup.id)}
+                download={backup.filename}
+                aria-label={`Download ${backup.filename}`}
+              >
+                Download
+              </a>
+            )}
+            {isCompleted && (
               <button
                 type="button"
-                className={styles.dangerSolid}
-                disabled={remove.isPending}
-                onClick={() => remove.mutate()}
-                aria-label={`Yes, delete ${backup.filename}`}
+                className={common.smallButton}
+                disabled={props.isBusy}
+                onClick={props.onRestore}
+                aria-label={`Restore ${backup.filename}`}
+                aria-haspopup="dialog"
               >
-                {remove.isPending ? 'Deleting…' : 'Yes, delete'}
+                Restore
               </button>
-              <button type="button" className={styles.smallButton} onClick={() => setAsking(false)}>
-                Cancel
-              </button>
-            </span>
-          ) : (
-            <>
-              {isCompleted && (
-                <a
-                  className={styles.smallButton}
-                  href={api.backupDownloadUrl(backup.id)}
-                  download={backup.filename}
-                  aria-label={`Download ${backup.filename}`}
-                >
-                  Download
-                </a>
-              )}
-              {isCompleted && (
-                <button
-                  type="button"
-                  className={styles.smallButton}
-                  disabled={props.isBusy}
-                  onClick={props.onRestore}
-                  aria-label={`Restore ${backup.filename}`}
-                  aria-haspopup="dialog"
-                >
-                  Restore
-                </button>
-              )}
-              <button
-                type="button"
-                className={styles.smallDanger}
-                onClick={() => setAsking(true)}
-                aria-label={`Delete ${backup.filename}`}
-              >
-                Delete
-              </button>
-            </>
-          )}
+            )}
+          </ConfirmButton>
         </div>
       </td>
     </tr>

@@ -1,5 +1,8 @@
 import { type BackupSettings, type BackupStatusReply, backupDueAfter, backupSchedule } from '@relay/contracts'
-import { type ReactNode, useId } from 'react'
+import { Badge } from '../ui/Badge'
+import common from '../ui/common.module.css'
+import { Fact } from '../ui/Fact'
+import { Panel } from '../ui/Panel'
 import { RelativeTime } from '../ui/RelativeTime'
 import styles from './BackupsPage.module.css'
 import { formatBytes } from './format-bytes'
@@ -8,21 +11,13 @@ import { UsageMeter } from './UsageMeter'
 
 /** What is set up, when the last backup ran, and how much of the account's quota the backups use. */
 export function OverviewPanel({ status }: { status: BackupStatusReply }) {
-  const headingId = useId()
   const { settings, usage, lastBackup } = status
   return (
-    <section className={styles.panel} aria-labelledby={headingId} data-testid="backup-overview">
-      <header className={styles.panelHeader}>
-        <h2 id={headingId}>Status</h2>
-      </header>
-      <div className={styles.body}>
+    <Panel title="Status" className={styles.panel} testId="backup-overview">
+      <div className={common.panelBody}>
         <dl className={styles.facts}>
           <Fact label="Automatic backups" testId="backup-enabled">
-            {settings.enabled ? (
-              <span className={`${styles.badge} ${styles.ok}`}>On</span>
-            ) : (
-              <span className={`${styles.badge} ${styles.mutedBadge}`}>Off</span>
-            )}
+            {settings.enabled ? <Badge tone="ok">On</Badge> : <Badge tone="muted">Off</Badge>}
           </Fact>
           <Fact label="Frequency" testId="backup-frequency">
             {frequencyLabels[settings.frequency]}
@@ -34,12 +29,12 @@ export function OverviewPanel({ status }: { status: BackupStatusReply }) {
             {lastBackup ? (
               <>
                 <RelativeTime value={lastBackup.createdAt} />
-                <span className={styles.sub}>{formatBytes(lastBackup.compressedSize)}</span>
+                <span className={common.sub}>{formatBytes(lastBackup.compressedSize)}</span>
               </>
             ) : settings.lastBackup ? (
               <RelativeTime value={settings.lastBackup} />
             ) : (
-              <span className={styles.mutedText}>None yet</span>
+              <span className={common.mutedText}>None yet</span>
             )}
           </Fact>
           {settings.enabled && (
@@ -58,7 +53,7 @@ export function OverviewPanel({ status }: { status: BackupStatusReply }) {
           </Fact>
         </dl>
       </div>
-      <div className={styles.body}>
+      <div className={common.panelBody}>
         <div className={styles.meters}>
           <UsageMeter
             label="Storage"
@@ -80,7 +75,7 @@ export function OverviewPanel({ status }: { status: BackupStatusReply }) {
           {formatBytes(usage.maxBackupBytes)}.
         </p>
       </div>
-    </section>
+    </Panel>
   )
 }
 
@@ -95,13 +90,4 @@ function NextBackup({ settings }: { settings: BackupSettings }) {
     return <span>Within {checkMinutes} minutes</span>
   }
   return <RelativeTime value={due.toISOString()} />
-}
-
-function Fact({ label, testId, children }: { label: string; testId?: string; children: ReactNode }) {
-  return (
-    <div className={styles.fact}>
-      <dt>{label}</dt>
-      <dd data-testid={testId}>{children}</dd>
-    </div>
-  )
 }

@@ -1,9 +1,12 @@
 import type { BackupRecord, RestoreBody } from '@relay/contracts'
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react'
+import common from '../ui/common.module.css'
+import form from '../ui/form.module.css'
 import { RelativeTime } from '../ui/RelativeTime'
 import styles from './BackupsPage.module.css'
 import { formatBytes } from './format-bytes'
 import { type Component, componentLabels, components } from './labels'
+import { CheckField } from './SettingsFields'
 import type { BackupActivity } from './use-backup-activity'
 
 const componentNotes = {
@@ -82,7 +85,7 @@ function RestoreForm(props: {
         <h2 id={props.titleId}>Restore this backup?</h2>
         <p className={styles.dialogBackup}>
           <code className={styles.code}>{backup.filename}</code>
-          <span className={styles.sub}>
+          <span className={common.sub}>
             Made {created.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })} (
             <RelativeTime value={backup.createdAt} />) · {formatBytes(backup.compressedSize)}
           </span>
@@ -90,7 +93,7 @@ function RestoreForm(props: {
       </header>
       <div className={styles.dialogBody}>
         <div id={props.textId} className={styles.dialogText}>
-          <p className={styles.warning}>
+          <p className={`${common.warning} ${common.smallNote}`}>
             <strong>The relay's current database is replaced by the one in this backup.</strong> Collectors, streams,
             junctions, notifications and settings go back to how they were when the backup was made; changes made since
             then are undone.
@@ -105,18 +108,20 @@ function RestoreForm(props: {
           </ul>
         </div>
         <fieldset className={styles.choices}>
-          <legend>Also restore, when the backup holds them</legend>
+          <legend className={form.legend}>Also restore, when the backup holds them</legend>
           {components.map((component) => (
-            <ChoiceField
+            <CheckField
               key={component}
-              component={component}
+              label={componentLabels[component]}
               checked={choice[component]}
               onChange={(checked) => setChoice((previous) => ({ ...previous, [component]: checked }))}
-            />
+            >
+              {componentNotes[component]}
+            </CheckField>
           ))}
         </fieldset>
         {restore.isError && (
-          <div role="alert" className={styles.alert} data-testid="restore-error">
+          <div role="alert" className={common.alert} data-testid="restore-error">
             <strong>The restore did not start</strong>
             <p>{restore.error.message}</p>
           </div>
@@ -131,29 +136,5 @@ function RestoreForm(props: {
         </button>
       </div>
     </form>
-  )
-}
-
-function ChoiceField(props: { component: Component; checked: boolean; onChange: (checked: boolean) => void }) {
-  const id = useId()
-  return (
-    <div className={styles.field}>
-      <input
-        id={id}
-        type="checkbox"
-        className={styles.checkbox}
-        checked={props.checked}
-        aria-describedby={`${id}-help`}
-        onChange={(event) => props.onChange(event.target.checked)}
-      />
-      <div className={styles.fieldText}>
-        <label htmlFor={id} className={styles.label}>
-          {componentLabels[props.component]}
-        </label>
-        <p id={`${id}-help`} className={styles.help}>
-          {componentNotes[props.component]}
-        </p>
-      </div>
-    </div>
   )
 }

@@ -1,19 +1,21 @@
 import {
-  type BackupFrequency,
   type BackupSettings,
   type BackupSettingsChange,
   type BackupStatusReply,
-  backupFrequencies,
   backupSchedule,
 } from '@relay/contracts'
 import { useIsMutating, useMutation, useQueryClient } from '@tanstack/react-query'
-import { type FormEvent, type ReactNode, useId, useState } from 'react'
+import { type FormEvent, useState } from 'react'
 import { ApiError, api } from '../api'
+import { FormAlert } from '../ui/FormAlert'
+import form from '../ui/form.module.css'
+import { Panel } from '../ui/Panel'
 import { SwitchField } from '../ui/SwitchField'
 import styles from './BackupsPage.module.css'
-import { type Component, componentLabels, frequencyHints, frequencyLabels } from './labels'
+import { componentLabels } from './labels'
 import { backupKeys } from './queries'
-import { parseRetention, retentionRange } from './retention'
+import { parseRetention } from './retention'
+import { CheckField, ComponentField, FrequencyField, KeysNote, RetentionField } from './SettingsFields'
 
 const saveKey = [...backupKeys.all, 'save-settings']
 
@@ -33,7 +35,6 @@ function withoutSent(edits: BackupSettingsChange, sent: BackupSettingsChange): B
 /** The backup settings, saved as each one changes; they live in Relay Cloud and apply to every relay of the account. */
 export function SettingsPanel({ settings }: { settings: BackupSettings }) {
   const queryClient = useQueryClient()
-  const headingId = useId()
   const [edits, setEdits] = useState<BackupSettingsChange>({})
   const [retentionText, setRetentionText] = useState<string | null>(null)
   const [retentionError, setRetentionError] = useState<string | null>(null)
@@ -114,15 +115,16 @@ export function SettingsPanel({ settings }: { settings: BackupSettings }) {
   const checkMinutes = backupSchedule.checkInterval / 60_000
 
   return (
-    <section className={styles.panel} aria-labelledby={headingId} data-testid="backup-settings">
-      <header className={styles.panelHeader}>
-        <h2 id={headingId}>Settings</h2>
-        <p className={styles.mutedText}>Kept in Relay Cloud; they apply to every relay of your account.</p>
-      </header>
-      <form noValidate onSubmit={submit} className={styles.form}>
+    <Panel
+      title="Settings"
+      description="Kept in Relay Cloud; they apply to every relay of your account."
+      className={styles.panel}
+      testId="backup-settings"
+    >
+      <form noValidate onSubmit={submit} className={form.form}>
         <div className={styles.group}>
           <SwitchField
-            styles={styles}
+            className={styles.field}
             label="Back up automatically"
             checked={shown.enabled}
             onChange={(enabled) => change({ enabled })}
@@ -160,12 +162,12 @@ export function SettingsPanel({ settings }: { settings: BackupSettings }) {
           </ComponentField>
         </fieldset>
 
-        {formError && (
-          <div role="alert" className={styles.formAlert} data-testid="settings-error">
-            <strong>Not saved</strong>
-            <p>{formError}</p>
-          </div>
-        )}
+        <FormAlert
+          title="Not saved"
+          messages={formError ? [formError] : []}
+          className={styles.formAlert}
+          testId="settings-error"
+        />
         <p
           role="status"
           className={outcome === 'failed' && savingCount === 0 ? styles.statusBad : styles.status}
@@ -181,147 +183,6 @@ export function SettingsPanel({ settings }: { settings: BackupSettings }) {
                 : 'Each change is saved as you make it.'}
         </p>
       </form>
-    </section>
-  )
-}
-
-/** Says plainly what including the keys means; it is the one choice that changes who can read the secrets. */
-function KeysNote({ included }: { included: boolean }) {
-  return included ? (
-    <p className={styles.warning} data-testid="keys-note">
-      With the keys in the backup, anyone who holds the backup file can decrypt the passwords and tokens stored in this
-      relay. Keep downloaded backups as safe as the relay itself.
-    </p>
-  ) : (
-    <p className={styles.note} data-testid="keys-note">
-      Without the keys, stored passwords and tokens are only ciphertext in the backup: nobody can read them from it.
-      Restoring onto another machine then needs this relay's key too.
-    </p>
-  )
-}
-
-function ComponentField(props: {
-  component: Exclude<Component, 'includeKeys'>
-  checked: boolean
-  onChange: (change: BackupSettingsChange) => void
-  children: ReactNode
-}) {
-  return (
-    <CheckField
-      label={componentLabels[props.component]}
-      checked={props.checked}
-      onChange={(checked) => props.onChange({ [props.component]: checked })}
-      testId={props.component === 'includeIdentity' ? 'include-identity' : 'include-frame-engine'}
-    >
-      {props.children}
-    </CheckField>
-  )
-}
-
-function CheckField(props: {
-  label: string
-  checked: boolean
-  disabled?: boolean
-  onChange?: (checked: boolean) => void
-  testId?: string
-  children: ReactNode
-}) {
-  const id = useId()
-  return (
-    <div className={styles.field} data-disabled={props.disabled || undefined}>
-      <input
-        id={id}
-        type="checkbox"
-        className={styles.checkbox}
-        checked={props.checked}
-        disabled={props.disabled}
-        aria-describedby={`${id}-help`}
-        data-testid={props.testId}
-        onChange={(event) => props.onChange?.(event.target.checked)}
-      />
-      <div className={styles.fieldText}>
-        <label htmlFor={id} className={styles.label}>
-          {props.label}
-        </label>
-        <p id={`${id}-help`} className={styles.help}>
-          {props.children}
-        </p>
-      </div>
-    </div>
-  )
-}
-
-function FrequencyField({ value, onChange }: { value: BackupFrequency; onChange: (value: BackupFrequency) => void }) {
-  const id = useId()
-  return (
-    <div className={styles.field}>
-      <div className={styles.fieldText}>
-        <label htmlFor={id} className={styles.label}>
-          Frequency
-        </label>
-        <p id={`${id}-help`} className={styles.help}>
-          How often automatic backups run.
-        </p>
-      </div>
-      <select
-        id={id}
-        className={styles.select}
-        value={value}
-        aria-describedby={`${id}-help`}
-        onChange={(event) => onChange(event.target.value as BackupFrequency)}
-      >
-        {backupFrequencies.map((frequency) => (
-          <option key={frequency} value={frequency}>
-            {frequencyLabels[frequency]} ({frequencyHints[frequency]})
-          </option>
-        ))}
-      </select>
-    </div>
-  )
-}
-
-function RetentionField(props: {
-  value: string
-  error: string | null
-  onChange: (text: string) => void
-  onCommit: () => void
-}) {
-  const id = useId()
-  return (
-    <div className={styles.field}>
-      <div className={styles.fieldText}>
-        <label htmlFor={id} className={styles.label}>
-          Keep each backup for
-        </label>
-        <p id={`${id}-help`} className={styles.help}>
-          Relay Cloud deletes a backup this many days after it was made. A change applies to new backups.{' '}
-          <span className={styles.range}>
-            ({retentionRange.min}–{retentionRange.max} days)
-          </span>
-        </p>
-        {props.error && (
-          <p id={`${id}-error`} className={styles.fieldError} data-testid="retention-error">
-            {props.error}
-          </p>
-        )}
-      </div>
-      <div className={styles.inputRow}>
-        <input
-          id={id}
-          type="number"
-          inputMode="numeric"
-          className={styles.number}
-          value={props.value}
-          min={retentionRange.min}
-          max={retentionRange.max}
-          step={1}
-          aria-invalid={props.error ? true : undefined}
-          aria-describedby={props.error ? `${id}-help ${id}-error` : `${id}-help`}
-          onChange={(event) => props.onChange(event.target.value)}
-          onBlur={props.onCommit}
-        />
-        <span className={styles.unit}>days</span>
-      </div>
-    </div>
+    </Panel>
   )
 }

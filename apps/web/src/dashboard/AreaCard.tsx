@@ -1,13 +1,14 @@
 import { useId } from 'react'
+import { Badge, type Tone } from '../ui/Badge'
 import styles from './DashboardPage.module.css'
 import type { AreaSummary, CardSeverity } from './overview'
 
-const severityClasses = {
-  success: styles.success,
-  warning: styles.warning,
-  error: styles.error,
-  unknown: styles.unknown,
-} satisfies Record<CardSeverity, string | undefined>
+const severityTones = {
+  success: 'ok',
+  warning: 'warn',
+  error: 'danger',
+  unknown: 'muted',
+} as const satisfies Record<CardSeverity, Tone>
 
 /** One area's active count and health; the health is spelled out, never shown by colour alone. */
 export function AreaCard({ summary }: { summary: AreaSummary }) {
@@ -35,9 +36,9 @@ export function AreaCard({ summary }: { summary: AreaSummary }) {
         <span className={styles.countLabel}> active</span>
       </p>
       <p className={styles.cardFooter}>
-        <span className={`${styles.badge} ${severityClasses[summary.severity]}`} data-testid={`area-health-${slug}`}>
+        <Badge small tone={severityTones[summary.severity]} testId={`area-health-${slug}`}>
           {summary.status}
-        </span>
+        </Badge>
         {summary.isLoading && (
           <span className={styles.loading} role="status">
             Loading…

@@ -1,3 +1,4 @@
+import common from '../ui/common.module.css'
 import { AreaCard } from './AreaCard'
 import styles from './DashboardPage.module.css'
 import { currentIssues, summarizeAreas } from './overview'
@@ -13,7 +14,7 @@ export function DashboardPage() {
       <div className={styles.pageHeader}>
         <h1>Dashboard</h1>
         {overview.updatedAt > 0 && (
-          <p className={styles.updated}>
+          <p className={common.pageHeaderNote}>
             Updated <time dateTime={updatedAt.toISOString()}>{updatedAt.toLocaleTimeString()}</time>
           </p>
         )}

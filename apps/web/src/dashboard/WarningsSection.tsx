@@ -1,6 +1,8 @@
 import { dashboardPolling, type HealthIssue } from '@relay/contracts'
 import { useId } from 'react'
+import { Badge } from '../ui/Badge'
 import { RelativeTime } from '../ui/RelativeTime'
+import { TableHead } from '../ui/TableHead'
 import styles from './DashboardPage.module.css'
 import { countIssues, plural } from './overview'
 import { useStoredBoolean } from './use-stored-boolean'
@@ -57,23 +59,15 @@ export function WarningsSection({ issues }: { issues: readonly HealthIssue[] }) 
 function IssueTable({ issues }: { issues: readonly HealthIssue[] }) {
   return (
     <table className={styles.table}>
-      <thead>
-        <tr>
-          <th scope="col">Area</th>
-          <th scope="col">Severity</th>
-          <th scope="col">Issue</th>
-          <th scope="col">Description</th>
-          <th scope="col">Time</th>
-        </tr>
-      </thead>
+      <TableHead columns={['Area', 'Severity', 'Issue', 'Description', 'Time']} hiddenOnPhone />
       <tbody>
         {issues.map((issue) => (
           <tr key={issue.id} data-testid="warnings-row" data-issue-id={issue.id} data-severity={issue.type}>
             <td className={styles.areaCell}>{issue.area}</td>
             <td className={styles.severityCell}>
-              <span className={`${styles.badge} ${issue.type === 'error' ? styles.error : styles.warning}`}>
+              <Badge small tone={issue.type === 'error' ? 'danger' : 'warn'}>
                 {severityLabels[issue.type]}
-              </span>
+              </Badge>
             </td>
             <td className={styles.issueCell}>{issue.title}</td>
             <td className={styles.descriptionCell}>{issue.description}</td>

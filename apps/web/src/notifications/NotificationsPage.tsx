@@ -1,15 +1,15 @@
 import {
-  type Notification,
   type NotificationCategory,
   type NotificationType,
   notificationCategories,
   notificationTypes,
 } from '@relay/contracts'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
-import { useId } from 'react'
 import { useLocation, useSearchParams } from 'react-router'
 import { api } from '../api'
-import { RelativeTime } from '../ui/RelativeTime'
+import common from '../ui/common.module.css'
+import { FilterSelect } from './FilterSelect'
+import { HistoryTable } from './HistoryTable'
 import { categoryLabels, typeLabels } from './labels'
 import styles from './NotificationsPage.module.css'
 
@@ -20,16 +20,10 @@ const firstPageRefreshMs = 15_000
 const typeNames = Object.keys(notificationTypes) as NotificationType[]
 const categoryNames = Object.keys(notificationCategories) as NotificationCategory[]
 
-const colorClasses = {
-  green: styles.green,
-  red: styles.red,
-  orange: styles.orange,
-  blue: styles.blue,
-} satisfies Record<(typeof notificationTypes)[NotificationType]['color'], string | undefined>
-
 /** Kept in the history entry: the `before` cursors of the newer pages, so "Newer" can step back. */
 type PagingState = { newer: (number | null)[] }
 
+/** Every notification the relay made, newest first, filtered by category and type, a page at a time. */
 export function NotificationsPage() {
   const [searchParams, setSearchParams] = useSearchParams()
   const location = useLocation()
@@ -83,7 +77,7 @@ export function NotificationsPage() {
       <div className={styles.pageHeader}>
         <h1>Notifications</h1>
         {reply && (
-          <p className={styles.total} data-testid="history-total">
+          <p className={common.pageHeaderNote} data-testid="history-total">
             {countLabel(reply.total, isFiltered)}
           </p>
         )}
@@ -142,24 +136,7 @@ export function NotificationsPage() {
         </div>
       )}
       {reply && reply.notifications.length > 0 && (
-        <div className={history.isPlaceholderData ? `${styles.tableWrap} ${styles.stale}` : styles.tableWrap}>
-          <table className={styles.table}>
-            <thead>
-              <tr>
-                <th scope="col">Type</th>
-                <th scope="col">Category</th>
-                <th scope="col">Notification</th>
-                <th scope="col">When</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {reply.notifications.map((notification) => (
-                <HistoryRow key={notification.id} notification={notification} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <HistoryTable notifications={reply.notifications} isStale={history.isPlaceholderData} />
       )}
       {reply && (before !== undefined || reply.nextCursor !== null) && (
         <nav className={styles.pager} aria-label="Pages">
@@ -178,68 +155,6 @@ export function NotificationsPage() {
       )}
     </>
   )
-}
-
-function HistoryRow({ notification }: { notification: Notification }) {
-  const { type, category } = notification
-  return (
-    <tr data-testid="history-row" data-type={type} data-category={category} data-id={notification.id}>
-      <td className={styles.typeCell}>
-        <span className={`${styles.badge} ${colorClasses[notificationTypes[type].color]}`}>{typeLabels[type]}</span>
-      </td>
-      <td className={styles.categoryCell}>{categoryLabels[category]}</td>
-      <td className={styles.textCell}>
-        {notification.title && <strong className={styles.title}>{notification.title}</strong>}
-        <span className={styles.message}>{notification.message}</span>
-      </td>
-      <td className={styles.timeCell}>
-        <RelativeTime value={notification.createdAt} />
-      </td>
-      <td className={styles.statusCell}>
-        {notification.isDelivered ? (
-          <span className={styles.delivered} title={deliveredTitle(notification.deliveredAt)}>
-            Delivered
-          </span>
-        ) : (
-          <span className={styles.pending}>Pending</span>
-        )}
-      </td>
-    </tr>
-  )
-}
-
-type Option = { value: string; label: string }
-
-function FilterSelect(props: {
-  label: string
-  value: string
-  allLabel: string
-  options: Option[]
-  onChange: (value: string) => void
-}) {
-  const id = useId()
-  return (
-    <div className={styles.filter}>
-      <label htmlFor={id}>{props.label}</label>
-      <select
-        id={id}
-        className={styles.select}
-        value={props.value}
-        onChange={(event) => props.onChange(event.target.value)}
-      >
-        <option value="">{props.allLabel}</option>
-        {props.options.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
-          </option>
-        ))}
-      </select>
-    </div>
-  )
-}
-
-function deliveredTitle(deliveredAt: string | null): string | undefined {
-  return deliveredAt ? `Delivered ${new Date(deliveredAt).toLocaleString()}` : undefined
 }
 
 function countLabel(total: number, isFiltered: boolean): string {

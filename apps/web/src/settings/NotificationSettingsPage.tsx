@@ -6,29 +6,26 @@ import {
   notificationTypes,
 } from '@relay/contracts'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { type FormEvent, type ReactNode, useId, useState } from 'react'
+import { type FormEvent, useState } from 'react'
 import { ApiError, api } from '../api'
 import { featureFlagsKey, useFeatureFlags } from '../feature-flags/use-feature-flags'
+import common from '../ui/common.module.css'
+import { FormAlert } from '../ui/FormAlert'
+import form from '../ui/form.module.css'
+import { Panel } from '../ui/Panel'
 import { SwitchField } from '../ui/SwitchField'
-import {
-  type BooleanFlag,
-  type Draft,
-  diffDraft,
-  fieldErrors,
-  type NumberFlag,
-  numberUnits,
-  rangeOf,
-  toDraft,
-} from './flag-form'
+import { FlagNumberField } from './FlagNumberField'
+import { type BooleanFlag, type Draft, diffDraft, fieldErrors, type NumberFlag, toDraft } from './flag-form'
 import styles from './SettingsPage.module.css'
 
+/** The relay's notification flags: whether and what to show, how often to ask, and for how long. */
 export function NotificationSettingsPage() {
   const flags = useFeatureFlags()
   return (
     <>
       <title>Notifications · Settings · Relay</title>
       {flags.isPending && (
-        <p role="status" className={styles.muted}>
+        <p role="status" className={common.mutedText}>
           Loading settings…
         </p>
       )}
@@ -36,7 +33,7 @@ export function NotificationSettingsPage() {
         <div role="alert" className={styles.alert}>
           <strong>Could not load the settings</strong>
           <p>{flags.error.message}</p>
-          <button type="button" className={styles.secondary} onClick={() => void flags.refetch()}>
+          <button type="button" className={common.secondary} onClick={() => void flags.refetch()}>
             Try again
           </button>
         </div>
@@ -51,7 +48,6 @@ const noErrors: Errors = { fields: {}, form: [] }
 
 function NotificationSettings({ saved }: { saved: FeatureFlags }) {
   const queryClient = useQueryClient()
-  const headingId = useId()
   const [edits, setEdits] = useState<Partial<Draft>>({})
   const [errors, setErrors] = useState<Errors>(noErrors)
   const [isSaved, setIsSaved] = useState(false)
@@ -111,7 +107,7 @@ function NotificationSettings({ saved }: { saved: FeatureFlags }) {
 
   const isOff = !draft.notifications_enabled
   const switchProps = (flag: BooleanFlag) => ({
-    styles,
+    className: styles.field,
     name: flag,
     checked: draft[flag],
     onChange: (checked: boolean) => edit(flag, checked),
@@ -124,16 +120,12 @@ function NotificationSettings({ saved }: { saved: FeatureFlags }) {
   })
 
   return (
-    <section className={styles.panel} aria-labelledby={headingId}>
-      <header className={styles.panelHeader}>
-        <h2 id={headingId}>Notifications</h2>
-        <p className={styles.muted}>
-          Stored in the relay, so they apply to every browser that opens it. The history keeps every notification
-          whatever you choose here.
-        </p>
-      </header>
-
-      <form noValidate onSubmit={submit} className={styles.form}>
+    <Panel
+      title="Notifications"
+      description="Stored in the relay, so they apply to every browser that opens it. The history keeps every notification whatever you choose here."
+      className={styles.panel}
+    >
+      <form noValidate onSubmit={submit} className={form.form}>
         <div className={styles.group}>
           <SwitchField {...switchProps('notifications_enabled')} label="Show notifications">
             Pop-up messages in the corner of the screen. Off hides them all.
@@ -145,16 +137,16 @@ function NotificationSettings({ saved }: { saved: FeatureFlags }) {
           >
             Backups, sign-ins, devices and updates that the relay reports.
           </SwitchField>
-          <NumberField
+          <FlagNumberField
             {...numberProps('notifications_polling_interval')}
             label="Polling interval"
             disabled={isOff || !draft.notifications_backend_polling}
           >
             How often this browser asks the relay for new notifications.
-          </NumberField>
-          <NumberField {...numberProps('notifications_max_concurrent')} label="Visible at once" disabled={isOff}>
+          </FlagNumberField>
+          <FlagNumberField {...numberProps('notifications_max_concurrent')} label="Visible at once" disabled={isOff}>
             More wait their turn and appear as others close.
-          </NumberField>
+          </FlagNumberField>
         </div>
 
         <fieldset className={styles.group} disabled={isOff}>
@@ -175,35 +167,28 @@ function NotificationSettings({ saved }: { saved: FeatureFlags }) {
 
         <fieldset className={styles.group} disabled={isOff}>
           <legend>Display time</legend>
-          <NumberField {...numberProps('notifications_duration_success')} label="Success messages" disabled={isOff}>
+          <FlagNumberField {...numberProps('notifications_duration_success')} label="Success messages" disabled={isOff}>
             How long a success notification stays on screen.
-          </NumberField>
-          <NumberField {...numberProps('notifications_duration_error')} label="Error messages" disabled={isOff}>
+          </FlagNumberField>
+          <FlagNumberField {...numberProps('notifications_duration_error')} label="Error messages" disabled={isOff}>
             How long an error notification stays on screen.
-          </NumberField>
+          </FlagNumberField>
           <p className={styles.note}>
             Warnings stay {notificationTypes.warning.defaultDuration / 1000} s and info messages{' '}
             {notificationTypes.info.defaultDuration / 1000} s. A notification may also set its own time.
           </p>
         </fieldset>
 
-        {errors.form.length > 0 && (
-          <div role="alert" className={styles.alert} data-testid="settings-error">
-            <strong>Not saved</strong>
-            {errors.form.map((message) => (
-              <p key={message}>{message}</p>
-            ))}
-          </div>
-        )}
+        <FormAlert title="Not saved" messages={errors.form} className={styles.alert} testId="settings-error" />
 
         <div className={styles.actions}>
-          <button type="submit" className={styles.primary} disabled={!isDirty || save.isPending}>
+          <button type="submit" className={common.primary} disabled={!isDirty || save.isPending}>
             {save.isPending ? 'Saving…' : 'Save changes'}
           </button>
-          <button type="button" className={styles.secondary} onClick={discard} disabled={!isDirty || save.isPending}>
+          <button type="button" className={common.secondary} onClick={discard} disabled={!isDirty || save.isPending}>
             Discard changes
           </button>
-          <button type="button" className={styles.secondary} onClick={resetToDefaults} disabled={save.isPending}>
+          <button type="button" className={common.secondary} onClick={resetToDefaults} disabled={save.isPending}>
             Reset to defaults
           </button>
           <p role="status" className={styles.status} data-testid="settings-status">
@@ -211,7 +196,7 @@ function NotificationSettings({ saved }: { saved: FeatureFlags }) {
           </p>
         </div>
       </form>
-    </section>
+    </Panel>
   )
 }
 
@@ -223,55 +208,4 @@ function statusText(isSaved: boolean, isDirty: boolean, changeCount: number, has
     return changeCount === 1 ? '1 unsaved change' : `${changeCount} unsaved changes`
   }
   return isSaved ? 'Saved. Notifications use the new settings now.' : ''
-}
-
-function NumberField(props: {
-  flag: NumberFlag
-  label: string
-  value: string
-  error: string | undefined
-  disabled?: boolean
-  onChange: (value: string) => void
-  children: ReactNode
-}) {
-  const id = useId()
-  const unit = numberUnits[props.flag]
-  const { min, max } = rangeOf(props.flag)
-  const unitLabel = unit === 'seconds' ? 'seconds' : undefined
-  const range = unit === 'seconds' ? `${min}–${max} seconds` : `${min}–${max}`
-  return (
-    <div className={styles.field} data-disabled={props.disabled || undefined}>
-      <div className={styles.fieldText}>
-        <label htmlFor={id} className={styles.label}>
-          {props.label}
-        </label>
-        <p id={`${id}-help`} className={styles.help}>
-          {props.children} <span className={styles.range}>({range})</span>
-        </p>
-        {props.error && (
-          <p id={`${id}-error`} className={styles.fieldError} data-testid={`error-${props.flag}`}>
-            {props.error}
-          </p>
-        )}
-      </div>
-      <div className={styles.inputRow}>
-        <input
-          id={id}
-          type="number"
-          inputMode="decimal"
-          className={styles.number}
-          name={props.flag}
-          value={props.value}
-          min={min}
-          max={max}
-          step={unit === 'seconds' ? 'any' : 1}
-          disabled={props.disabled}
-          aria-invalid={props.error ? true : undefined}
-          aria-describedby={props.error ? `${id}-help ${id}-error` : `${id}-help`}
-          onChange={(event) => props.onChange(event.target.value)}
-        />
-        {unitLabel && <span className={styles.unit}>{unitLabel}</span>}
-      </div>
-    </div>
-  )
 }

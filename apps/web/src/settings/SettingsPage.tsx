@@ -1,4 +1,5 @@
 import { NavLink, Outlet } from 'react-router'
+import common from '../ui/common.module.css'
 import styles from './SettingsPage.module.css'
 
 const tabs = [
@@ -13,7 +14,7 @@ export function SettingsPage() {
       <h1 className={styles.heading}>Settings</h1>
       <nav className={styles.tabs} aria-label="Settings">
         {tabs.map((tab) => (
-          <NavLink key={tab.to} to={tab.to} className={styles.tab} data-testid={`tab-${tab.to}`}>
+          <NavLink key={tab.to} to={tab.to} className={common.tab} data-testid={`tab-${tab.to}`}>
             {tab.label}
           </NavLink>
         ))}

@@ -1,4 +1,5 @@
 import type { Sensor } from '@relay/contracts'
+import common from '../ui/common.module.css'
 import { RelativeTime } from '../ui/RelativeTime'
 import { useSensors } from './queries'
 import styles from './SourcesPage.module.css'
@@ -8,7 +9,7 @@ export function CollectorSensors({ collectorId }: { collectorId: string }) {
   const sensors = useSensors(collectorId)
   if (sensors.isPending) {
     return (
-      <p role="status" className={styles.muted}>
+      <p role="status" className={common.mutedText}>
         Loading sensors…
       </p>
     )
@@ -21,7 +22,7 @@ export function CollectorSensors({ collectorId }: { collectorId: string }) {
     )
   }
   if (sensors.data.length === 0) {
-    return <p className={styles.muted}>No sensors yet. They appear after the first successful fetch.</p>
+    return <p className={common.mutedText}>No sensors yet. They appear after the first successful fetch.</p>
   }
   return (
     <table className={styles.sensorTable} data-testid="sensor-list">
@@ -37,13 +38,13 @@ export function CollectorSensors({ collectorId }: { collectorId: string }) {
           <tr key={sensor.id} className={sensor.missing ? styles.missing : undefined}>
             <td>
               {sensor.name}
-              {sensor.name !== sensor.externalId && <span className={styles.sub}>{sensor.externalId}</span>}
+              {sensor.name !== sensor.externalId && <span className={common.sub}>{sensor.externalId}</span>}
             </td>
-            <td className={styles.nowrap}>
+            <td className={common.nowrap}>
               {formatValue(sensor)}
-              {sensor.missing && <span className={`${styles.sub} ${styles.bad}`}>No longer reported</span>}
+              {sensor.missing && <span className={`${common.sub} ${styles.bad}`}>No longer reported</span>}
             </td>
-            <td className={styles.nowrap}>{sensor.lastUpdated ? <RelativeTime value={sensor.lastUpdated} /> : '—'}</td>
+            <td className={common.nowrap}>{sensor.lastUpdated ? <RelativeTime value={sensor.lastUpdated} /> : '—'}</td>
           </tr>
         ))}
       </tbody>

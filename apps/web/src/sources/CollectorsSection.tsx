@@ -1,15 +1,18 @@
 import type { Collector } from '@relay/contracts'
 import { useState } from 'react'
 import { api } from '../api'
+import { Badge } from '../ui/Badge'
+import common from '../ui/common.module.css'
 import { RelativeTime } from '../ui/RelativeTime'
+import { ListSection, useEditor } from '../ui/Section'
+import { TableHead } from '../ui/TableHead'
 import { CollectorForm } from './CollectorForm'
 import { CollectorSensors } from './CollectorSensors'
 import { collectorTypeLabels } from './collector-form'
 import { DeleteButton } from './DeleteButton'
 import { useCollectors } from './queries'
-import { ListState, SectionHeader } from './SectionHeader'
+import { RunButton } from './RunButton'
 import styles from './SourcesPage.module.css'
-import { StateBadge } from './StateBadge'
 import { UnlockForm } from './UnlockForm'
 import { useSourceAction } from './use-source-action'
 
@@ -31,48 +34,30 @@ function stateOf(collector: Collector): CollectorState {
 /** Collectors: what they read, whether they run, and how their last fetch went. */
 export function CollectorsSection() {
   const collectors = useCollectors()
-  const [editing, setEditing] = useState<Collector | 'new' | null>(null)
-  const close = () => setEditing(null)
+  const editor = useEditor<Collector>()
 
   return (
-    <>
-      <SectionHeader
-        title="Collectors"
-        description="Read sensor values from an API, an MQTT broker, this machine, or generated test data."
-        actionLabel="New collector"
-        onAction={editing === 'new' ? undefined : () => setEditing('new')}
-      />
-      {editing !== null && (
-        <CollectorForm
-          key={editing === 'new' ? 'new' : editing.id}
-          collector={editing === 'new' ? undefined : editing}
-          onDone={close}
-        />
+    <ListSection
+      title="Collectors"
+      description="Read sensor values from an API, an MQTT broker, this machine, or generated test data."
+      addLabel="New collector"
+      onAdd={editor.isNew ? undefined : editor.openNew}
+      form={editor.isOpen && <CollectorForm key={editor.key} collector={editor.item} onDone={editor.close} />}
+      query={collectors}
+      what="collectors"
+      empty="No collectors yet. Create one to start reading sensors."
+    >
+      {(list) => (
+        <div className={styles.tableWrap}>
+          <table className={styles.table}>
+            <TableHead columns={['Name', 'Type', 'State', 'Last fetch', 'Sensors']} withActions />
+            {list.map((collector) => (
+              <CollectorRows key={collector.id} collector={collector} onEdit={() => editor.edit(collector)} />
+            ))}
+          </table>
+        </div>
       )}
-      <ListState query={collectors} what="collectors" empty="No collectors yet. Create one to start reading sensors.">
-        {(list) => (
-          <div className={styles.tableWrap}>
-            <table className={styles.table}>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Last fetch</th>
-                  <th scope="col">Sensors</th>
-                  <th scope="col">
-                    <span className={styles.visuallyHidden}>Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              {list.map((collector) => (
-                <CollectorRows key={collector.id} collector={collector} onEdit={() => setEditing(collector)} />
-              ))}
-            </table>
-          </div>
-        )}
-      </ListState>
-    </>
+    </ListSection>
   )
 }
 
@@ -94,63 +79,49 @@ function CollectorRows({ collector, onEdit }: { collector: Collector; onEdit: ()
     <tbody>
       <tr data-testid="collector-row" data-name={collector.name}>
         <td>
-          <span className={styles.name}>{collector.name}</span>
-          <span className={styles.sub}>every {collector.pollRateMs / 1000} s</span>
+          <span className={common.strong}>{collector.name}</span>
+          <span className={common.sub}>every {collector.pollRateMs / 1000} s</span>
         </td>
-        <td className={styles.nowrap}>{collectorTypeLabels[collector.collectorType]}</td>
+        <td className={common.nowrap}>{collectorTypeLabels[collector.collectorType]}</td>
         <td data-testid="collector-state">
-          <StateBadge label={badge.label} tone={badge.tone} />
-          {state === 'running' && !collector.active && <span className={styles.sub}>for a junction</span>}
+          <Badge small tone={badge.tone}>
+            {badge.label}
+          </Badge>
+          {state === 'running' && !collector.active && <span className={common.sub}>for a junction</span>}
         </td>
         <td data-testid="collector-last-fetch">
           <LastFetch collector={collector} />
         </td>
-        <td className={styles.nowrap}>
-          <span className={styles.name}>{collector.lastFetchTotalSensors} total</span>
-          <span className={styles.sub}>
+        <td className={common.nowrap}>
+          <span className={common.strong}>{collector.lastFetchTotalSensors} total</span>
+          <span className={common.sub}>
             {collector.lastFetchNewSensors} new · {collector.lastFetchLostSensors} lost
           </span>
         </td>
         <td>
-          <div className={styles.actions}>
+          <div className={styles.rowActions}>
             {state === 'locked' ? (
               <button
                 type="button"
-                className={styles.smallButton}
+                className={styles.toggleButton}
                 aria-expanded={open === 'unlock'}
                 onClick={() => toggle('unlock')}
               >
                 Unlock
               </button>
-            ) : collector.active ? (
-              <button
-                type="button"
-                className={styles.smallButton}
-                disabled={stop.isPending}
-                onClick={() => stop.mutate(collector.id)}
-              >
-                Stop
-              </button>
             ) : (
-              <button
-                type="button"
-                className={styles.smallButton}
-                disabled={start.isPending}
-                onClick={() => start.mutate(collector.id)}
-              >
-                Start
-              </button>
+              <RunButton id={collector.id} isRunning={collector.active} start={start} stop={stop} />
             )}
             <button
               type="button"
-              className={styles.smallButton}
+              className={styles.toggleButton}
               aria-expanded={open === 'sensors'}
               onClick={() => toggle('sensors')}
             >
               Sensors
             </button>
             {!isInternal && (
-              <button type="button" className={styles.smallButton} onClick={onEdit}>
+              <button type="button" className={common.smallButton} onClick={onEdit}>
                 Edit
               </button>
             )}
@@ -181,15 +152,15 @@ function CollectorRows({ collector, onEdit }: { collector: Collector; onEdit: ()
 
 function LastFetch({ collector }: { collector: Collector }) {
   if (collector.lastFetchTime === null) {
-    return <span className={styles.muted}>Never</span>
+    return <span className={common.mutedText}>Never</span>
   }
   return (
     <>
       <RelativeTime value={collector.lastFetchTime} />
       {collector.lastFetchSuccessful ? (
-        <span className={`${styles.sub} ${styles.good}`}>Succeeded</span>
+        <span className={`${common.sub} ${styles.good}`}>Succeeded</span>
       ) : (
-        <span className={`${styles.sub} ${styles.bad}`}>{collector.lastFetchErrorMessage ?? 'Failed'}</span>
+        <span className={`${common.sub} ${styles.bad}`}>{collector.lastFetchErrorMessage ?? 'Failed'}</span>
       )}
     </>
   )

@@ -3,7 +3,8 @@ import { useMutation } from '@tanstack/react-query'
 import { type FormEvent, useId, useState } from 'react'
 import { toast } from 'sonner'
 import { api } from '../api'
-import { Field, FormAlert } from './Field'
+import common from '../ui/common.module.css'
+import form from '../ui/form.module.css'
 import { type FormErrors, formErrorsOf, noErrors } from './form-errors'
 import {
   changesOf,
@@ -14,6 +15,7 @@ import {
   toJunctionDraft,
 } from './junction-form'
 import { useRefreshSources } from './queries'
+import { NameField, SourceFormFrame } from './SourceFormFrame'
 import styles from './SourcesPage.module.css'
 
 type Props = { junction?: Junction; collectors: readonly Collector[]; streams: readonly Stream[]; onDone: () => void }
@@ -68,115 +70,93 @@ export function JunctionForm({ junction, collectors, streams, onDone }: Props) {
   const { min, max } = sourceLimits.sendRate
 
   return (
-    <form
-      className={styles.formPanel}
-      noValidate
+    <SourceFormFrame
+      kind="junction"
+      editing={junction?.name}
+      isSaving={save.isPending}
+      formErrors={errors.form}
       onSubmit={submit}
-      aria-label={junction ? 'Edit junction' : 'New junction'}
+      onCancel={onDone}
     >
-      <h3 className={styles.formTitle}>{junction ? `Edit ${junction.name}` : 'New junction'}</h3>
-      <div className={styles.fields}>
-        <Field label="Name" error={errors.fields.name}>
-          {(control) => (
+      <NameField value={draft.name} error={errors.fields.name} onChange={(name) => edit({ name })} />
+      <label className={styles.checkRow}>
+        <input
+          type="checkbox"
+          checked={draft.autoStart}
+          onChange={(event) => edit({ autoStart: event.target.checked })}
+        />
+        Start automatically when the relay starts
+      </label>
+
+      <fieldset
+        className={`${styles.choices} ${styles.wide}`}
+        disabled={isLocked}
+        aria-describedby={`${collectorsId}-help`}
+      >
+        <legend className={form.stackedLabel}>Collectors</legend>
+        <p id={`${collectorsId}-help`} className={form.hint}>
+          {isLocked ? 'Stop the junction to change its collectors.' : 'Their sensors are sent to every target.'}
+        </p>
+        {collectors.length === 0 && <p className={common.mutedText}>No collectors yet.</p>}
+        {collectors.map((collector) => (
+          <label key={collector.id} className={styles.checkRow}>
             <input
-              {...control}
-              className={styles.input}
-              value={draft.name}
-              maxLength={100}
-              // biome-ignore lint/a11y/noAutofocus: the form opens on a click that asks to fill it in.
-              autoFocus
-              onChange={(event) => edit({ name: event.target.value })}
+              type="checkbox"
+              checked={draft.collectorIds.includes(collector.id)}
+              onChange={(event) => toggleCollector(collector.id, event.target.checked)}
             />
-          )}
-        </Field>
-        <label className={styles.checkRow}>
-          <input
-            type="checkbox"
-            checked={draft.autoStart}
-            onChange={(event) => edit({ autoStart: event.target.checked })}
-          />
-          Start automatically when the relay starts
-        </label>
+            {collector.name} <span className={common.mutedText}>({collector.collectorType})</span>
+          </label>
+        ))}
+        {errors.fields.collectorIds && <p className={form.stackedError}>{errors.fields.collectorIds}</p>}
+      </fieldset>
 
-        <fieldset
-          className={`${styles.choices} ${styles.wide}`}
-          disabled={isLocked}
-          aria-describedby={`${collectorsId}-help`}
-        >
-          <legend className={styles.label}>Collectors</legend>
-          <p id={`${collectorsId}-help`} className={styles.hint}>
-            {isLocked ? 'Stop the junction to change its collectors.' : 'Their sensors are sent to every target.'}
-          </p>
-          {collectors.length === 0 && <p className={styles.muted}>No collectors yet.</p>}
-          {collectors.map((collector) => (
-            <label key={collector.id} className={styles.checkRow}>
-              <input
-                type="checkbox"
-                checked={draft.collectorIds.includes(collector.id)}
-                onChange={(event) => toggleCollector(collector.id, event.target.checked)}
-              />
-              {collector.name} <span className={styles.muted}>({collector.collectorType})</span>
-            </label>
-          ))}
-          {errors.fields.collectorIds && <p className={styles.fieldError}>{errors.fields.collectorIds}</p>}
-        </fieldset>
-
-        <fieldset
-          className={`${styles.choices} ${styles.wide}`}
-          disabled={isLocked}
-          aria-describedby={`${targetsId}-help`}
-        >
-          <legend className={styles.label}>Targets</legend>
-          <p id={`${targetsId}-help`} className={styles.hint}>
-            {isLocked
-              ? 'Stop the junction to change its targets.'
-              : `Streams to send to, each at its own rate (${min / 1000}–${max / 1000} seconds).`}
-          </p>
-          {streams.length === 0 && <p className={styles.muted}>No streams yet.</p>}
-          {streams.map((stream) => {
-            const target = draft.targets.find((candidate) => candidate.streamId === stream.id)
-            return (
-              <div key={stream.id} className={styles.targetRow}>
-                <label className={styles.checkRow}>
+      <fieldset
+        className={`${styles.choices} ${styles.wide}`}
+        disabled={isLocked}
+        aria-describedby={`${targetsId}-help`}
+      >
+        <legend className={form.stackedLabel}>Targets</legend>
+        <p id={`${targetsId}-help`} className={form.hint}>
+          {isLocked
+            ? 'Stop the junction to change its targets.'
+            : `Streams to send to, each at its own rate (${min / 1000}–${max / 1000} seconds).`}
+        </p>
+        {streams.length === 0 && <p className={common.mutedText}>No streams yet.</p>}
+        {streams.map((stream) => {
+          const target = draft.targets.find((candidate) => candidate.streamId === stream.id)
+          return (
+            <div key={stream.id} className={styles.targetRow}>
+              <label className={styles.checkRow}>
+                <input
+                  type="checkbox"
+                  checked={target !== undefined}
+                  onChange={(event) => toggleTarget(stream.id, event.target.checked)}
+                />
+                {stream.name} <span className={common.mutedText}>({stream.type})</span>
+              </label>
+              {target && (
+                <label className={styles.rateInput}>
+                  every
                   <input
-                    type="checkbox"
-                    checked={target !== undefined}
-                    onChange={(event) => toggleTarget(stream.id, event.target.checked)}
+                    className={styles.input}
+                    type="number"
+                    inputMode="decimal"
+                    step="any"
+                    min={min / 1000}
+                    max={max / 1000}
+                    value={target.sendRate}
+                    aria-label={`Send rate to ${stream.name}, seconds`}
+                    onChange={(event) => setSendRate(stream.id, event.target.value)}
                   />
-                  {stream.name} <span className={styles.muted}>({stream.type})</span>
+                  s
                 </label>
-                {target && (
-                  <label className={styles.rateInput}>
-                    every
-                    <input
-                      className={styles.input}
-                      type="number"
-                      inputMode="decimal"
-                      step="any"
-                      min={min / 1000}
-                      max={max / 1000}
-                      value={target.sendRate}
-                      aria-label={`Send rate to ${stream.name}, seconds`}
-                      onChange={(event) => setSendRate(stream.id, event.target.value)}
-                    />
-                    s
-                  </label>
-                )}
-              </div>
-            )
-          })}
-          {errors.fields.targets && <p className={styles.fieldError}>{errors.fields.targets}</p>}
-        </fieldset>
-      </div>
-      <FormAlert messages={errors.form} />
-      <div className={styles.formActions}>
-        <button type="submit" className={styles.primary} disabled={save.isPending}>
-          {save.isPending ? 'Saving…' : junction ? 'Save junction' : 'Create junction'}
-        </button>
-        <button type="button" className={styles.secondary} onClick={onDone}>
-          Cancel
-        </button>
-      </div>
-    </form>
+              )}
+            </div>
+          )
+        })}
+        {errors.fields.targets && <p className={form.stackedError}>{errors.fields.targets}</p>}
+      </fieldset>
+    </SourceFormFrame>
   )
 }

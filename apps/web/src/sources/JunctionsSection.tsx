@@ -1,12 +1,14 @@
 import type { Collector, Junction, Stream } from '@relay/contracts'
-import { useState } from 'react'
 import { api } from '../api'
+import { Badge } from '../ui/Badge'
+import common from '../ui/common.module.css'
+import { ListSection, useEditor } from '../ui/Section'
+import { TableHead } from '../ui/TableHead'
 import { DeleteButton } from './DeleteButton'
 import { JunctionForm } from './JunctionForm'
 import { useCollectors, useJunctions, useStreams } from './queries'
-import { ListState, SectionHeader } from './SectionHeader'
+import { RunButton } from './RunButton'
 import styles from './SourcesPage.module.css'
-import { StateBadge } from './StateBadge'
 import { useSourceAction } from './use-source-action'
 
 /** Junctions: which collectors feed which streams; starting one starts them all. */
@@ -14,62 +16,48 @@ export function JunctionsSection() {
   const junctions = useJunctions()
   const collectors = useCollectors().data ?? []
   const streams = useStreams().data ?? []
-  const [editing, setEditing] = useState<Junction | 'new' | null>(null)
-  const close = () => setEditing(null)
+  const editor = useEditor<Junction>()
 
   return (
-    <>
-      <SectionHeader
-        title="Junctions"
-        description="Connect collectors to streams: a running junction sends their sensor values to each target."
-        actionLabel="New junction"
-        onAction={editing === 'new' ? undefined : () => setEditing('new')}
-      />
-      {editing !== null && (
-        <JunctionForm
-          key={editing === 'new' ? 'new' : editing.id}
-          junction={editing === 'new' ? undefined : editing}
-          collectors={collectors}
-          streams={streams}
-          onDone={close}
-        />
+    <ListSection
+      title="Junctions"
+      description="Connect collectors to streams: a running junction sends their sensor values to each target."
+      addLabel="New junction"
+      onAdd={editor.isNew ? undefined : editor.openNew}
+      form={
+        editor.isOpen && (
+          <JunctionForm
+            key={editor.key}
+            junction={editor.item}
+            collectors={collectors}
+            streams={streams}
+            onDone={editor.close}
+          />
+        )
+      }
+      query={junctions}
+      what="junctions"
+      empty="No junctions yet. Create one to send collected values to a stream."
+    >
+      {(list) => (
+        <div className={styles.tableWrap}>
+          <table className={styles.table}>
+            <TableHead columns={['Name', 'Status', 'Auto-start', 'Collectors', 'Targets']} withActions />
+            <tbody>
+              {list.map((junction) => (
+                <JunctionRow
+                  key={junction.id}
+                  junction={junction}
+                  collectors={collectors}
+                  streams={streams}
+                  onEdit={() => editor.edit(junction)}
+                />
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
-      <ListState
-        query={junctions}
-        what="junctions"
-        empty="No junctions yet. Create one to send collected values to a stream."
-      >
-        {(list) => (
-          <div className={styles.tableWrap}>
-            <table className={styles.table}>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Auto-start</th>
-                  <th scope="col">Collectors</th>
-                  <th scope="col">Targets</th>
-                  <th scope="col">
-                    <span className={styles.visuallyHidden}>Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((junction) => (
-                  <JunctionRow
-                    key={junction.id}
-                    junction={junction}
-                    collectors={collectors}
-                    streams={streams}
-                    onEdit={() => setEditing(junction)}
-                  />
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </ListState>
-    </>
+    </ListSection>
   )
 }
 
@@ -89,16 +77,18 @@ function JunctionRow({ junction, collectors, streams, onEdit }: RowProps) {
   return (
     <tr data-testid="junction-row" data-name={junction.name}>
       <td>
-        <span className={styles.name}>{junction.name}</span>
+        <span className={common.strong}>{junction.name}</span>
       </td>
       <td data-testid="junction-status">
-        <StateBadge label={junction.status} tone={isRunning ? 'ok' : 'muted'} />
-        {junction.lastError && <span className={`${styles.sub} ${styles.bad}`}>{junction.lastError}</span>}
+        <Badge small tone={isRunning ? 'ok' : 'muted'}>
+          {junction.status}
+        </Badge>
+        {junction.lastError && <span className={`${common.sub} ${styles.bad}`}>{junction.lastError}</span>}
       </td>
       <td>{junction.autoStart ? 'Yes' : 'No'}</td>
       <td>
         {junction.collectorIds.length === 0 ? (
-          <span className={styles.muted}>None</span>
+          <span className={common.mutedText}>None</span>
         ) : (
           <ul className={styles.plainList}>
             {junction.collectorIds.map((id) => (
@@ -109,40 +99,22 @@ function JunctionRow({ junction, collectors, streams, onEdit }: RowProps) {
       </td>
       <td>
         {junction.targets.length === 0 ? (
-          <span className={styles.muted}>None</span>
+          <span className={common.mutedText}>None</span>
         ) : (
           <ul className={styles.plainList}>
             {junction.targets.map((target) => (
               <li key={target.streamId}>
                 {nameOf(streams, target.streamId)}{' '}
-                <span className={styles.muted}>· every {target.sendRateMs / 1000} s</span>
+                <span className={common.mutedText}>· every {target.sendRateMs / 1000} s</span>
               </li>
             ))}
           </ul>
         )}
       </td>
       <td>
-        <div className={styles.actions}>
-          {isRunning ? (
-            <button
-              type="button"
-              className={styles.smallButton}
-              disabled={stop.isPending}
-              onClick={() => stop.mutate(junction.id)}
-            >
-              Stop
-            </button>
-          ) : (
-            <button
-              type="button"
-              className={styles.smallButton}
-              disabled={start.isPending}
-              onClick={() => start.mutate(junction.id)}
-            >
-              Start
-            </button>
-          )}
-          <button type="button" className={styles.smallButton} onClick={onEdit}>
+        <div className={styles.rowActions}>
+          <RunButton id={junction.id} isRunning={isRunning} start={start} stop={stop} />
+          <button type="button" className={common.smallButton} onClick={onEdit}>
             Edit
           </button>
           <DeleteButton name={junction.name} isPending={remove.isPending} onDelete={() => remove.mutate(junction.id)} />

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react'
 import { Link, useSearchParams } from 'react-router'
+import common from '../ui/common.module.css'
 import { CollectorsSection } from './CollectorsSection'
 import { JunctionsSection } from './JunctionsSection'
 import { useCollectors, useJunctions, useStreams } from './queries'
@@ -31,7 +32,7 @@ export function SourcesPage() {
     <>
       <title>{`${tabLabels[tab]} · Sources · Relay`}</title>
       <h1 className={styles.heading}>Sources</h1>
-      <nav className={styles.tabs} aria-label="Sources">
+      <nav className={common.tabs} aria-label="Sources">
         {tabs.map((name) => (
           <Link
             key={name}

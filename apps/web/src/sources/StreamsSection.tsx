@@ -1,13 +1,14 @@
 import type { Stream } from '@relay/contracts'
-import { useState } from 'react'
 import { api } from '../api'
+import { Badge } from '../ui/Badge'
 import { CopyButton } from '../ui/CopyButton'
+import common from '../ui/common.module.css'
 import { RelativeTime } from '../ui/RelativeTime'
+import { ListSection, useEditor } from '../ui/Section'
+import { TableHead } from '../ui/TableHead'
 import { DeleteButton } from './DeleteButton'
 import { useStreams } from './queries'
-import { ListState, SectionHeader } from './SectionHeader'
 import styles from './SourcesPage.module.css'
-import { StateBadge } from './StateBadge'
 import { StreamForm } from './StreamForm'
 import { webSocketUrl } from './stream-form'
 import { useSourceAction } from './use-source-action'
@@ -15,50 +16,33 @@ import { useSourceAction } from './use-source-action'
 /** Streams: where junctions send their sensor values. */
 export function StreamsSection() {
   const streams = useStreams()
-  const [editing, setEditing] = useState<Stream | 'new' | null>(null)
-  const close = () => setEditing(null)
+  const editor = useEditor<Stream>()
 
   return (
-    <>
-      <SectionHeader
-        title="Streams"
-        description="Send sensor values to displays and services over HTTP, MQTT, a serial port or WebSocket."
-        actionLabel="New stream"
-        onAction={editing === 'new' ? undefined : () => setEditing('new')}
-      />
-      {editing !== null && (
-        <StreamForm
-          key={editing === 'new' ? 'new' : editing.id}
-          stream={editing === 'new' ? undefined : editing}
-          onDone={close}
-        />
+    <ListSection
+      title="Streams"
+      description="Send sensor values to displays and services over HTTP, MQTT, a serial port or WebSocket."
+      addLabel="New stream"
+      onAdd={editor.isNew ? undefined : editor.openNew}
+      form={editor.isOpen && <StreamForm key={editor.key} stream={editor.item} onDone={editor.close} />}
+      query={streams}
+      what="streams"
+      empty="No streams yet. Create one, then send to it from a junction."
+    >
+      {(list) => (
+        <div className={styles.tableWrap}>
+          <table className={styles.table}>
+            <TableHead
+              columns={['Name', 'Type', 'Device', 'Screen ID', 'Running', 'Last sent', 'Last error']}
+              withActions
+            />
+            {list.map((stream) => (
+              <StreamRows key={stream.id} stream={stream} onEdit={() => editor.edit(stream)} />
+            ))}
+          </table>
+        </div>
       )}
-      <ListState query={streams} what="streams" empty="No streams yet. Create one, then send to it from a junction.">
-        {(list) => (
-          <div className={styles.tableWrap}>
-            <table className={styles.table}>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Device</th>
-                  <th scope="col">Screen ID</th>
-                  <th scope="col">Running</th>
-                  <th scope="col">Last sent</th>
-                  <th scope="col">Last error</th>
-                  <th scope="col">
-                    <span className={styles.visuallyHidden}>Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              {list.map((stream) => (
-                <StreamRows key={stream.id} stream={stream} onEdit={() => setEditing(stream)} />
-              ))}
-            </table>
-          </div>
-        )}
-      </ListState>
-    </>
+    </ListSection>
   )
 }
 
@@ -73,29 +57,31 @@ function StreamRows({ stream, onEdit }: { stream: Stream; onEdit: () => void }) 
     <tbody>
       <tr data-testid="stream-row" data-name={stream.name}>
         <td>
-          <span className={styles.name}>{stream.name}</span>
+          <span className={common.strong}>{stream.name}</span>
         </td>
         <td>{stream.type}</td>
-        <td>{stream.deviceName ?? <span className={styles.muted}>—</span>}</td>
-        <td>{stream.screenId ?? <span className={styles.muted}>—</span>}</td>
+        <td>{stream.deviceName ?? <span className={common.mutedText}>—</span>}</td>
+        <td>{stream.screenId ?? <span className={common.mutedText}>—</span>}</td>
         <td data-testid="stream-running">
-          <StateBadge label={stream.running ? 'Running' : 'Stopped'} tone={stream.running ? 'ok' : 'muted'} />
+          <Badge small tone={stream.running ? 'ok' : 'muted'}>
+            {stream.running ? 'Running' : 'Stopped'}
+          </Badge>
         </td>
-        <td className={styles.nowrap} data-testid="stream-last-sent">
+        <td className={common.nowrap} data-testid="stream-last-sent">
           {stream.lastSentTime ? (
             <RelativeTime value={stream.lastSentTime} />
           ) : (
-            <span className={styles.muted}>Never</span>
+            <span className={common.mutedText}>Never</span>
           )}
         </td>
         <td className={stream.lastError ? styles.bad : undefined}>
-          {stream.lastError ?? <span className={styles.muted}>—</span>}
+          {stream.lastError ?? <span className={common.mutedText}>—</span>}
         </td>
         <td>
-          <div className={styles.actions}>
+          <div className={styles.rowActions}>
             <button
               type="button"
-              className={styles.smallButton}
+              className={common.smallButton}
               onClick={onEdit}
               disabled={stream.running}
               title={stream.running ? 'Stop the junctions that send to it first' : undefined}
@@ -110,7 +96,7 @@ function StreamRows({ stream, onEdit }: { stream: Stream; onEdit: () => void }) 
         <tr className={styles.addressRow}>
           <td colSpan={8}>
             <span className={styles.copyRow}>
-              <span className={styles.muted}>Subscribe at</span>
+              <span className={common.mutedText}>Subscribe at</span>
               <code className={styles.code}>{address}</code>
               <CopyButton value={address} label={`subscribe URL of ${stream.name}`} />
             </span>

@@ -3,7 +3,8 @@ import { useMutation } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { toast } from 'sonner'
 import { api } from '../api'
-import { Field } from './Field'
+import common from '../ui/common.module.css'
+import { InputField } from '../ui/Field'
 import { formErrorsOf } from './form-errors'
 import { useRefreshSources } from './queries'
 import styles from './SourcesPage.module.css'
@@ -32,21 +33,19 @@ export function UnlockForm({ collector, onDone }: { collector: Collector; onDone
   }
   return (
     <form className={styles.inlineForm} noValidate onSubmit={submit} aria-label={`Unlock ${collector.name}`}>
-      <Field label="Password" hint="The password that protects this collector's access token." error={error}>
-        {(control) => (
-          <input
-            {...control}
-            className={styles.input}
-            type="password"
-            autoComplete="current-password"
-            value={password}
-            // biome-ignore lint/a11y/noAutofocus: the form opens on a click that asks for it.
-            autoFocus
-            onChange={(event) => setPassword(event.target.value)}
-          />
-        )}
-      </Field>
-      <button type="submit" className={styles.primary} disabled={unlock.isPending || password === ''}>
+      <InputField
+        label="Password"
+        hint="The password that protects this collector's access token."
+        error={error}
+        className={styles.inlineField}
+        type="password"
+        autoComplete="current-password"
+        value={password}
+        // The form opens on a click that asks for it.
+        autoFocus
+        onChange={setPassword}
+      />
+      <button type="submit" className={common.primary} disabled={unlock.isPending || password === ''}>
         {unlock.isPending ? 'Unlocking…' : 'Unlock'}
       </button>
     </form>

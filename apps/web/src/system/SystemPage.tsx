@@ -1,16 +1,18 @@
 import type { DatabaseHealth, RelayHealth } from '@relay/contracts'
 import { useQuery } from '@tanstack/react-query'
-import { type ReactNode, useId } from 'react'
+import { useId } from 'react'
 import { api } from '../api'
 import { CopyButton } from '../ui/CopyButton'
+import common from '../ui/common.module.css'
+import { Fact } from '../ui/Fact'
 import { formatUptime } from './format-uptime'
 import styles from './SystemPage.module.css'
 
 const pollMs = 5000
 
 const statusBadges = {
-  ok: { label: 'Healthy', className: styles.ok },
-  degraded: { label: 'Degraded', className: styles.degraded },
+  ok: { label: 'Healthy', className: common.ok },
+  degraded: { label: 'Degraded', className: common.warn },
 } satisfies Record<RelayHealth['status'], { label: string; className: string | undefined }>
 
 const driverLabels = {
@@ -38,7 +40,7 @@ export function SystemPage() {
           {health.data && <StatusBadge status={health.data.status} />}
         </div>
         {health.dataUpdatedAt > 0 && (
-          <p className={styles.updated} data-testid="system-updated">
+          <p className={common.pageHeaderNote} data-testid="system-updated">
             Last updated <time dateTime={updatedAt.toISOString()}>{updatedAt.toLocaleTimeString()}</time>
           </p>
         )}
@@ -66,7 +68,11 @@ export function SystemPage() {
 function StatusBadge({ status }: { status: RelayHealth['status'] }) {
   const badge = statusBadges[status]
   return (
-    <span className={`${styles.badge} ${badge.className}`} data-testid="system-status" data-status={status}>
+    <span
+      className={`${common.badge} ${styles.statusBadge} ${badge.className}`}
+      data-testid="system-status"
+      data-status={status}
+    >
       {badge.label}
     </span>
   )
@@ -114,15 +120,6 @@ function HealthDetails({ health, isStale }: { health: RelayHealth; isStale: bool
           )}
         </dl>
       </section>
-    </div>
-  )
-}
-
-function Fact({ label, testId, children }: { label: string; testId?: string; children: ReactNode }) {
-  return (
-    <div className={styles.fact}>
-      <dt>{label}</dt>
-      <dd data-testid={testId}>{children}</dd>
     </div>
   )
 }

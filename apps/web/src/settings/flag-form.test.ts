@@ -1,8 +1,6 @@
 import { featureFlagDefaults } from '@relay/contracts'
 import { describe, expect, it } from 'vitest'
-import { diffDraft, fieldErrors, parseNumber, rangeOf, toDraft } from '../src/settings/flag-form'
-
-// Pure logic behind the settings form; runs in Node beside the browser tests.
+import { diffDraft, fieldErrors, parseNumber, rangeOf, toDraft } from './flag-form'
 
 describe('settings form', () => {
   it('shows durations in seconds and counts as they are', () => {

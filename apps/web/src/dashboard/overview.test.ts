@@ -1,8 +1,6 @@
 import type { CollectorStats, HealthIssue, StreamStats } from '@relay/contracts'
 import { describe, expect, it } from 'vitest'
-import { countIssues, currentIssues, summarizeAreas } from '../src/dashboard/overview'
-
-// Pure logic behind the dashboard; runs in Node beside the browser tests.
+import { countIssues, currentIssues, summarizeAreas } from './overview'
 
 const issue = (id: string, timestamp: string | null, type: HealthIssue['type'] = 'warning'): HealthIssue => ({
   id,

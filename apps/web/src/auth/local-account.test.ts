@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { ApiError } from '../src/api'
-import { accountErrorsOf, checkNewAccount } from '../src/auth/local-account'
-
-// Pure logic behind the first-account form; runs in Node beside the browser tests.
+import { ApiError } from '../api'
+import { accountErrorsOf, checkNewAccount } from './local-account'
 
 const good = { username: 'operator', password: 'long enough', confirm: 'long enough' }
 

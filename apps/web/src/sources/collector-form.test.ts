@@ -1,12 +1,6 @@
-import type { Collector, Junction } from '@relay/contracts'
+import type { Collector } from '@relay/contracts'
 import { describe, expect, it } from 'vitest'
-import { ApiError } from '../src/api'
-import { accessTokenRemoval, collectorFields, toCollectorBody, toCollectorDraft } from '../src/sources/collector-form'
-import { formErrorsOf } from '../src/sources/form-errors'
-import { changesOf, toJunctionBody, toJunctionDraft } from '../src/sources/junction-form'
-import { toStreamBody, toStreamDraft, webSocketUrl } from '../src/sources/stream-form'
-
-// Pure logic behind the Sources forms; runs in Node beside the browser tests.
+import { accessTokenRemoval, toCollectorBody, toCollectorDraft } from './collector-form'
 
 /** A collector as the relay answers it: a GenericAPI one that never fetched, with `fields` over it. */
 function savedCollector(fields: Partial<Collector>): Collector {
@@ -107,80 +101,5 @@ describe('collector form', () => {
       pollRateMs: 5000,
       settings: { sensorCount: 2 },
     })
-  })
-})
-
-describe('relay validation errors', () => {
-  it('puts each detail on the longest field its path names, in plain words and seconds', () => {
-    const error = new ApiError('INVALID_REQUEST', 'Invalid', 400, {
-      details: [
-        { path: 'body/settings/url', message: 'must match pattern "^https?://"' },
-        { path: 'body/pollRateMs', message: 'must be >= 1000' },
-        { path: 'body/settings/sensors/0/path', message: 'must NOT have fewer than 1 characters' },
-        { path: 'body', message: 'must NOT have additional properties' },
-      ],
-    })
-    expect(formErrorsOf(error, collectorFields)).toEqual({
-      fields: {
-        'settings.url': 'Must start with http:// or https://',
-        pollRateMs: 'Must be >= 1 s',
-        'settings.sensors': 'Required',
-      },
-      form: ['Request: Must NOT have additional properties'],
-    })
-  })
-
-  it('shows any other failure as a message for the whole form', () => {
-    expect(formErrorsOf(new ApiError('CONFLICT', 'Stop it first', 409), collectorFields)).toEqual({
-      fields: {},
-      form: ['Stop it first'],
-    })
-  })
-})
-
-describe('stream and junction forms', () => {
-  it('leaves out empty optional fields and checks the baud rate', () => {
-    const draft = { ...toStreamDraft(), name: 'Serial', type: 'COM' as const, path: '/dev/ttyUSB0', baudRate: '9600' }
-    expect(toStreamBody(draft)).toEqual({
-      ok: true,
-      body: { name: 'Serial', type: 'COM', settings: { path: '/dev/ttyUSB0', baudRate: 9600 } },
-    })
-    expect(toStreamBody({ ...draft, baudRate: 'fast' })).toEqual({
-      ok: false,
-      errors: { 'settings.baudRate': 'Enter a whole number' },
-    })
-  })
-
-  it('builds the WebSocket subscribe address from the page location', () => {
-    expect(webSocketUrl('abc', { protocol: 'https:', host: 'relay.local:8443' })).toBe(
-      'wss://relay.local:8443/api/connections/streams/abc/ws',
-    )
-    expect(webSocketUrl('abc', { protocol: 'http:', host: '127.0.0.1:8080' })).toBe(
-      'ws://127.0.0.1:8080/api/connections/streams/abc/ws',
-    )
-  })
-
-  it('sends only what changed on a junction, so a running one can still be renamed', () => {
-    const junction: Junction = {
-      id: 'j',
-      name: 'Feed',
-      status: 'Running',
-      autoStart: false,
-      collectorIds: ['c1', 'c2'],
-      targets: [{ streamId: 's1', sendRateMs: 1000 }],
-      lastError: null,
-      createdAt: '',
-      updatedAt: '',
-    }
-    const draft = { ...toJunctionDraft(junction), name: 'Lobby feed', collectorIds: ['c2', 'c1'] }
-    const check = toJunctionBody(draft)
-    expect(check.ok && changesOf(check.body, junction)).toEqual({ name: 'Lobby feed' })
-
-    const faster = toJunctionBody({ ...draft, targets: [{ streamId: 's1', sendRate: '0.25' }] })
-    expect(faster.ok && changesOf(faster.body, junction)).toEqual({
-      name: 'Lobby feed',
-      targets: [{ streamId: 's1', sendRateMs: 250 }],
-    })
-    expect(toJunctionBody({ ...draft, targets: [{ streamId: 's1', sendRate: '' }] }).ok).toBe(false)
   })
 })
