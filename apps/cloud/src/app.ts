@@ -1,5 +1,14 @@
 import { HOUR } from '@relay/contracts'
-import { type Clock, createHttpServer, every, migrateAtStartup, packageVersion, systemClock } from '@relay/server-kit'
+import {
+  type Clock,
+  createHttpServer,
+  createSignInThrottle,
+  every,
+  migrateAtStartup,
+  packageVersion,
+  type RateLimitPolicy,
+  systemClock,
+} from '@relay/server-kit'
 import { guardRoutes } from './auth/guard.js'
 import { accountRoutes } from './auth/routes.js'
 import { createTokenVerifier } from './auth/tokens.js'
@@ -13,9 +22,10 @@ import { healthRoutes } from './health/routes.js'
 import { pruneExpiredArtifacts } from './oauth/adapter.js'
 import { oauthRoutes } from './oauth/routes.js'
 import { createOAuthServer } from './oauth/server.js'
+import { signInLimits } from './oauth/sign-in.js'
 import { paymentRoutes } from './payments/routes.js'
 import { limitPerUser, type RateLimitPolicyName } from './rate-limit/hook.js'
-import { createRateLimiter, type RateLimitPolicy } from './rate-limit/limiter.js'
+import { createRateLimiter } from './rate-limit/limiter.js'
 import { closeRedis, connectRedis, type Redis } from './redis.js'
 import { createCloudServices } from './services.js'
 import { checkObjectStore } from './storage/store-identity.js'
@@ -94,7 +104,8 @@ export async function createApp(config: CloudConfig, overrides: CloudOverrides =
 
   const oauth = createOAuthServer({ ...tokens, db: database.db, directory })
   await oauth.provider()
-  await app.register(oauthRoutes, { oauth, directory, throttle: limiter })
+  const throttle = createSignInThrottle({ limits: signInLimits, clock, buckets: limiter })
+  await app.register(oauthRoutes, { oauth, directory, throttle })
 
   // Expired sessions, codes and refresh tokens read as missing at once; this removes their rows.
   const jobs = new AbortController()
@@ -115,7 +126,7 @@ export async function createApp(config: CloudConfig, overrides: CloudOverrides =
   // Before onClose, which closes the database: a job run under way finishes first.
   app.addHook('preClose', async () => backupJobs?.stop())
 
-  await app.register(accountRoutes, { db: database.db, directory, clock, checkLicense: services.licenses.check })
+  await app.register(accountRoutes, { account: services.account })
   await app.register(backupRoutes, { backups: services.backups })
   return Object.assign(app, { services, oauth })
 }

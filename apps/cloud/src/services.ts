@@ -1,5 +1,6 @@
 import { type Clock, systemClock } from '@relay/server-kit'
 import type { FastifyBaseLogger } from 'fastify'
+import { createAccountService } from './auth/service.js'
 import { cleanupBackups } from './backups/cleanup.js'
 import { createBackupService } from './backups/service.js'
 import type { CloudConfig } from './config.js'
@@ -45,6 +46,7 @@ export function createCloudServices({ config, database, clock = systemClock, red
     cache: redis ? createRedisLicenseCache({ redis, clock, log }) : createMemoryLicenseCache({ clock }),
     listen: database.listen,
   })
+  const account = createAccountService({ db, directory, checkLicense: licenses.check, clock })
   const payments = createPaymentService({ licenses, directory, clock, webhookSecret: config.stripeWebhookSecret })
   const storage = createObjectStore(config, { clock })
   const backupLog = log ?? quietLog
@@ -59,7 +61,7 @@ export function createCloudServices({ config, database, clock = systemClock, red
       return result
     },
   }
-  return { clock, directory, tokens, licenses, payments, storage, backups, close: () => licenses.close() }
+  return { clock, directory, tokens, account, licenses, payments, storage, backups, close: () => licenses.close() }
 }
 
 export type CloudServices = ReturnType<typeof createCloudServices>

@@ -139,6 +139,7 @@ export async function createApp(config: RelayConfig, overrides: RelayOverrides =
       secretKey,
       knownSchemaVersions: Object.keys(migrations),
       now: () => clock.now(),
+      holdSignIns: () => auth.holdSignIns(),
       beforeSwap: () => runtime.close(),
       migrate: async () => {
         await migrateToLatest(database.db, migrations)

@@ -16,15 +16,21 @@ export function errorBody(code: ErrorCode, error: string, details?: ErrorBody['d
 }
 
 export function sendError(reply: FastifyReply, code: ErrorCode, message: string, details?: ErrorBody['details']) {
-  return reply
-    .code(errorStatus[code])
-    .type('application/json; charset=utf-8')
-    .send(errorBody(code, message, details))
+  return sendErrorReply(reply, {
+    status: errorStatus[code],
+    body: errorBody(code, message, details),
+    headers: noHeaders,
+  })
 }
 
-export function toErrorBody(error: FastifyError | AppError | Error): { status: number; body: ErrorBody } {
+/** A failure as the client sees it: status, body, and the headers an `AppError` carries (`Retry-After`). */
+export type ErrorReply = { status: number; body: ErrorBody; headers: Readonly<Record<string, string>> }
+
+const noHeaders: Readonly<Record<string, string>> = Object.freeze({})
+
+export function toErrorBody(error: FastifyError | AppError | Error): ErrorReply {
   if (error instanceof AppError) {
-    return { status: error.status, body: errorBody(error.code, error.message, error.details) }
+    return { status: error.status, body: errorBody(error.code, error.message, error.details), headers: error.headers }
   }
   const fastifyError = error as FastifyError
   if (fastifyError.validation) {
@@ -33,16 +39,26 @@ export function toErrorBody(error: FastifyError | AppError | Error): { status: n
       const field = issue.instancePath || (missing ? `/${missing}` : '')
       return { path: `${fastifyError.validationContext ?? 'request'}${field}`, message: issue.message ?? 'is invalid' }
     })
-    return { status: 400, body: errorBody('INVALID_REQUEST', `Invalid request: ${fastifyError.message}`, details) }
+    return {
+      status: 400,
+      body: errorBody('INVALID_REQUEST', `Invalid request: ${fastifyError.message}`, details),
+      headers: noHeaders,
+    }
   }
   const status = fastifyError.statusCode ?? 500
   if (status >= 400 && status < 500) {
     const code = fastifyErrorCodes[fastifyError.code] ?? codeForStatus(status)
     const message =
       fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? 'Malformed JSON in request body' : fastifyError.message
-    return { status: errorStatus[code] === status ? status : errorStatus[code], body: errorBody(code, message) }
+    const mapped = errorStatus[code] === status ? status : errorStatus[code]
+    return { status: mapped, body: errorBody(code, message), headers: noHeaders }
   }
-  return { status: 500, body: errorBody('INTERNAL', 'Internal server error') }
+  return { status: 500, body: errorBody('INTERNAL', 'Internal server error'), headers: noHeaders }
+}
+
+/** Sends a failure in the contract's shape, with the headers it carries. */
+export function sendErrorReply(reply: FastifyReply, { status, body, headers }: ErrorReply) {
+  return reply.code(status).headers(headers).type('application/json; charset=utf-8').send(body)
 }
 
 function codeForStatus(status: number): ErrorCode {
@@ -81,13 +97,13 @@ export function registerErrorHandling(app: FastifyInstance, notFound: NotFoundHa
     if (request.is404) {
       return notFound(request, reply)
     }
-    const { status, body } = toErrorBody(error)
-    if (status >= 500) {
+    const failure = toErrorBody(error)
+    if (failure.status >= 500) {
       request.log.error({ err: error }, 'request failed')
     } else {
-      request.log.info({ code: body.code, status }, body.error)
+      request.log.info({ code: failure.body.code, status: failure.status }, failure.body.error)
     }
-    return reply.code(status).type('application/json; charset=utf-8').send(body)
+    return sendErrorReply(reply, failure)
   })
   app.setNotFoundHandler(notFound)
 }

@@ -39,6 +39,26 @@ describe('http server', () => {
     }
   })
 
+  it('sends the headers an AppError carries, from a handler, a hook or a plugin', async () => {
+    const { app } = serverWithLog()
+    const refusal = () => new AppError('RATE_LIMITED', 'Slow down', { headers: { 'Retry-After': '42' } })
+    app.get('/handler', async () => {
+      throw refusal()
+    })
+    app.get('/hook', { onRequest: async () => Promise.reject(refusal()) }, async () => ({ ok: true }))
+    await app.register(async (scope) => {
+      scope.get('/scoped', async () => {
+        throw refusal()
+      })
+    })
+    for (const url of ['/handler', '/hook', '/scoped']) {
+      const res = await app.inject({ url })
+      expect(res.statusCode, url).toBe(429)
+      expect(res.headers['retry-after'], url).toBe('42')
+      expect(res.json(), url).toEqual({ success: false, error: 'Slow down', code: 'RATE_LIMITED' })
+    }
+  })
+
   it('maps an AppError to its status and the contract body', async () => {
     const { app } = serverWithLog()
     app.get('/conflict', async () => {

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Ajv, type Options as AjvOptions } from 'ajv'
 import addFormats from 'ajv-formats'
 import Fastify, { type FastifyReply } from 'fastify'
-import { errorBody, type NotFoundHandler, registerErrorHandling, toErrorBody } from './errors.js'
+import { errorBody, type NotFoundHandler, registerErrorHandling, sendErrorReply, toErrorBody } from './errors.js'
 import { type LoggerSettings, loggerOptions } from './logger.js'
 import { recordRoutes } from './route-table.js'
 
@@ -36,10 +36,7 @@ export function createHttpServer({ logger, bodyLimit = 1024 * 1024, notFound }: 
     routerOptions: { ignoreTrailingSlash: true },
     // Errors the router raises before any route runs (a bad URL encoding, an overlong parameter)
     // would otherwise bypass the error handler and answer in Fastify's own shape.
-    frameworkErrors: (error, _request, reply: FastifyReply) => {
-      const { status, body } = toErrorBody(error)
-      return reply.code(status).send(body)
-    },
+    frameworkErrors: (error, _request, reply: FastifyReply) => sendErrorReply(reply, toErrorBody(error)),
     clientErrorHandler: answerMalformedRequest,
   }).withTypeProvider<TypeBoxTypeProvider>()
   const strict = createAjv(false)

@@ -1,14 +1,5 @@
 import type { Kysely } from 'kysely'
 import type { CloudDB } from '../db/schema.js'
-import { hashedId } from '../oauth/adapter.js'
-
-/**
- * The id a session is listed and revoked by: its grant's id as stored, hashed. Access tokens carry
- * the grant id itself (`sid`), so the session a token belongs to is found through this.
- */
-export function sessionIdOf(grantId: string): string {
-  return hashedId(grantId)
-}
 
 /** The user's live grants: one per signed-in relay. */
 export function listGrants(db: Kysely<CloudDB>, accountId: string, now: Date) {
@@ -23,7 +14,7 @@ export function listGrants(db: Kysely<CloudDB>, accountId: string, now: Date) {
 
 /**
  * Removes a grant of this account with every token issued under it; false when there is none.
- * `sessionId` is the grant's stored id, as `listGrants` returns it (see `sessionIdOf`).
+ * `sessionId` is the grant's stored id, as `listGrants` returns it (see `sessionIdOf` in service.ts).
  */
 export async function revokeGrant(db: Kysely<CloudDB>, accountId: string, sessionId: string): Promise<boolean> {
   return db.transaction().execute(async (trx) => {

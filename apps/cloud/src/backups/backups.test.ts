@@ -526,14 +526,21 @@ describe.each(databaseKinds)('cloud backups on %s', (kind) => {
     if (kind === 'postgres') {
       // Another instance holds the lock for as long as its transaction runs.
       const { sql } = await import('kysely')
+      let lockTaken = () => {}
       let release = () => {}
+      const locked = new Promise<void>((resolve) => {
+        lockTaken = resolve
+      })
+      const released = new Promise<void>((resolve) => {
+        release = resolve
+      })
       const held = db.transaction().execute(async (trx) => {
         await sql`select pg_advisory_xact_lock(hashtext('backup_cleanup'))`.execute(trx)
-        await new Promise<void>((resolve) => {
-          release = resolve
-        })
+        lockTaken()
+        await released
       })
-      await new Promise((resolve) => setTimeout(resolve, 100))
+      // The cleanup starts once the other transaction holds the lock (or fails with it).
+      await Promise.race([locked, held])
       await expect(cleanupBackups({ db, store, clock, log })).resolves.toMatchObject({ ran: false })
       release()
       await held

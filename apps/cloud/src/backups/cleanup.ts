@@ -33,27 +33,30 @@ type Skipped = { ran: false; reason: 'locked' | 'not due' }
  * Runs `work` under the job's transaction-scoped advisory lock (one instance at a time) and records
  * the run in the same transaction: a run that throws leaves neither its changes nor its record, so
  * the job stays due. The due check is made under the lock, so an instance that waited for another's
- * run sees it.
+ * run sees it. The stored files `work` names are deleted before its changes commit: records go only
+ * if their files could.
  */
 async function runJob<T>(
-  db: Kysely<CloudDB>,
-  job: string,
-  interval: number | undefined,
-  now: Date,
-  work: (trx: Transaction<CloudDB>) => Promise<T>,
+  { db, store, clock, onlyIfDue }: CleanupDeps,
+  job: { name: string; interval: number },
+  work: (trx: Transaction<CloudDB>, now: Date) => Promise<{ keys: string[]; value: T }>,
 ): Promise<Skipped | { ran: true; value: T }> {
+  const now = clock.now()
   return db.transaction().execute(async (trx) => {
-    if (!(await tryJobLock(trx, job))) {
+    if (!(await tryJobLock(trx, job.name))) {
       return { ran: false, reason: 'locked' } as const
     }
-    if (interval !== undefined) {
-      const last = await lastRunOf(trx, job)
-      if (last && now.getTime() - last.getTime() < interval) {
+    if (onlyIfDue) {
+      const last = await lastRunOf(trx, job.name)
+      if (last && now.getTime() - last.getTime() < job.interval) {
         return { ran: false, reason: 'not due' } as const
       }
     }
-    const value = await work(trx)
-    await recordRun(trx, job, now)
+    const { keys, value } = await work(trx, now)
+    if (keys.length > 0) {
+      await store.delete(keys)
+    }
+    await recordRun(trx, job.name, now)
     return { ran: true, value } as const
   })
 }
@@ -63,31 +66,24 @@ async function runJob<T>(
  * their stored files. The records are removed only if their files could be, so a failed run leaves
  * everything for the next one.
  */
-export async function cleanupBackups({ db, store, clock, log, onlyIfDue }: CleanupDeps): Promise<CleanupResult> {
-  const now = clock.now()
-  const outcome = await runJob(
-    db,
-    backupJobs.cleanup,
-    onlyIfDue ? cleanupWorker.interval : undefined,
-    now,
-    async (trx) => {
-      const removed = await removeExpired(trx, now, new Date(now.getTime() - backupLimits.stalePendingAfter))
-      const keys = [...removed.expired, ...removed.stalePending]
-      if (keys.length > 0) {
-        await store.delete(keys)
-      }
-      return { expired: removed.expired.length, stalePending: removed.stalePending.length }
-    },
-  )
+export async function cleanupBackups(deps: CleanupDeps): Promise<CleanupResult> {
+  const job = { name: backupJobs.cleanup, interval: cleanupWorker.interval }
+  const outcome = await runJob(deps, job, async (trx, now) => {
+    const removed = await removeExpired(trx, now, new Date(now.getTime() - backupLimits.stalePendingAfter))
+    return {
+      keys: [...removed.expired, ...removed.stalePending],
+      value: { expired: removed.expired.length, stalePending: removed.stalePending.length },
+    }
+  })
   if (!outcome.ran) {
     if (outcome.reason === 'locked') {
-      log.info({}, 'backup cleanup skipped: another instance is running it')
+      deps.log.info({}, 'backup cleanup skipped: another instance is running it')
     }
     return { ran: false, expired: 0, stalePending: 0, total: 0 }
   }
   const { expired, stalePending } = outcome.value
   const total = expired + stalePending
-  log.info({ expired, stalePending, total }, 'backup cleanup finished')
+  deps.log.info({ expired, stalePending, total }, 'backup cleanup finished')
   return { ran: true, expired, stalePending, total }
 }
 
@@ -96,28 +92,18 @@ export async function cleanupBackups({ db, store, clock, log, onlyIfDue }: Clean
  * their files (if any arrived) deleted, with the files of recently failed backups again. The quotas
  * stopped counting these backups when they lapsed; this makes their state and the store agree.
  */
-export async function releaseLapsedBackups({ db, store, clock, log, onlyIfDue }: CleanupDeps): Promise<ReleaseResult> {
-  const now = clock.now()
-  const outcome = await runJob(
-    db,
-    backupJobs.release,
-    onlyIfDue ? cleanupWorker.releaseInterval : undefined,
-    now,
-    async (trx) => {
-      const released = await failLapsedPending(trx, new Date(now.getTime() - pendingLapsesAfter))
-      const failed = await recentFailedKeys(trx, new Date(now.getTime() - failedFilesRetriedFor))
-      const keys = [...new Set([...released, ...failed])]
-      if (keys.length > 0) {
-        await store.delete(keys)
-      }
-      return released.length
-    },
-  )
+export async function releaseLapsedBackups(deps: CleanupDeps): Promise<ReleaseResult> {
+  const job = { name: backupJobs.release, interval: cleanupWorker.releaseInterval }
+  const outcome = await runJob(deps, job, async (trx, now) => {
+    const released = await failLapsedPending(trx, new Date(now.getTime() - pendingLapsesAfter))
+    const failed = await recentFailedKeys(trx, new Date(now.getTime() - failedFilesRetriedFor))
+    return { keys: [...new Set([...released, ...failed])], value: released.length }
+  })
   if (!outcome.ran) {
     return { ran: false, released: 0 }
   }
   if (outcome.value > 0) {
-    log.info({ released: outcome.value }, 'lapsed pending backups released')
+    deps.log.info({ released: outcome.value }, 'lapsed pending backups released')
   }
   return { ran: true, released: outcome.value }
 }

@@ -1,4 +1,3 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import {
   backupSettingsRoute,
   backupStatusRoute,
@@ -8,13 +7,14 @@ import {
   requestDownloadRoute,
   requestUploadRoute,
 } from '@relay/contracts'
+import type { HttpServer } from '@relay/server-kit'
 import type { BackupService } from './service.js'
 
 const dashboard = { rateLimit: 'dashboard' } as const
 const upload = { rateLimit: 'backup' } as const
 
 /** The cloud backup endpoints, for user tokens only; the access-token guard and the rate limiter run before each. */
-export const backupRoutes: FastifyPluginAsyncTypebox<{ backups: BackupService }> = async (app, { backups }) => {
+export async function backupRoutes(app: HttpServer, { backups }: { backups: BackupService }) {
   app.route({
     ...backupStatusRoute,
     config: dashboard,

@@ -116,36 +116,35 @@ export class FaultTolerantDriver implements Driver {
     }
   }
 
-  async savepoint(
-    connection: DatabaseConnection,
-    savepointName: string,
-    compileQuery: QueryCompiler['compileQuery'],
-  ): Promise<void> {
-    const own = connection as FaultTolerantConnection
-    await this.#guard(async () => {
-      await this.#inner.savepoint?.(own.inner, savepointName, compileQuery)
-    })
+  savepoint(connection: DatabaseConnection, name: string, compileQuery: QueryCompiler['compileQuery']): Promise<void> {
+    return this.#savepointCommand('savepoint', connection, name, compileQuery)
   }
 
-  async rollbackToSavepoint(
+  rollbackToSavepoint(
     connection: DatabaseConnection,
-    savepointName: string,
+    name: string,
     compileQuery: QueryCompiler['compileQuery'],
   ): Promise<void> {
-    const own = connection as FaultTolerantConnection
-    await this.#guard(async () => {
-      await this.#inner.rollbackToSavepoint?.(own.inner, savepointName, compileQuery)
-    })
+    return this.#savepointCommand('rollbackToSavepoint', connection, name, compileQuery)
   }
 
-  async releaseSavepoint(
+  releaseSavepoint(
     connection: DatabaseConnection,
-    savepointName: string,
+    name: string,
+    compileQuery: QueryCompiler['compileQuery'],
+  ): Promise<void> {
+    return this.#savepointCommand('releaseSavepoint', connection, name, compileQuery)
+  }
+
+  async #savepointCommand(
+    command: 'savepoint' | 'rollbackToSavepoint' | 'releaseSavepoint',
+    connection: DatabaseConnection,
+    name: string,
     compileQuery: QueryCompiler['compileQuery'],
   ): Promise<void> {
     const own = connection as FaultTolerantConnection
     await this.#guard(async () => {
-      await this.#inner.releaseSavepoint?.(own.inner, savepointName, compileQuery)
+      await this.#inner[command]?.(own.inner, name, compileQuery)
     })
   }
 

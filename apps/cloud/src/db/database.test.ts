@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { tempDir } from '@relay/testkit'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -28,8 +28,20 @@ describe('embedded database folder', () => {
   it('takes over a lock left by a process that is gone', async () => {
     const folder = tempDir('relay-cloud-lock-')
     folders.push(folder)
-    writeFileSync(path.join(folder.path, 'pglite.lock'), '2147483646')
+    const lockFile = path.join(folder.path, 'pglite.lock')
+    // Above any pid Linux hands out (pid_max is at most 2^22): no process can hold it.
+    writeFileSync(lockFile, '2147483646')
     const database = await openDatabase({ databaseUrl: undefined, dataDir: folder.path })
-    await database.close()
+    try {
+      expect(readFileSync(lockFile, 'utf8')).toBe(String(process.pid))
+      await expect(database.ping()).resolves.toMatchObject({ ok: true, driver: 'pglite' })
+      // The lock taken over holds like any other.
+      await expect(openDatabase({ databaseUrl: undefined, dataDir: folder.path })).rejects.toThrow(
+        /is in use by process \d+ \(this one\)/,
+      )
+    } finally {
+      await database.close()
+    }
+    expect(existsSync(lockFile)).toBe(false)
   })
 })

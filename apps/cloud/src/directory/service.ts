@@ -1,9 +1,9 @@
 import { AppError, invalidField } from '@relay/contracts'
 import { decoyPasswordHash, hashPassword, verifyPassword } from '@relay/server-kit'
-import type { Kysely } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
 import type { CloudDB } from '../db/schema.js'
 import type { Account, IdentityDirectory } from './directory.js'
-import { findUserByEmail, findUserById, insertUser, listUsers, type UserRow } from './repo.js'
+import { findUserByEmail, findUserById, insertUser, listUsers, mergeUserMetadata, type UserRow } from './repo.js'
 
 export const passwordRules = { minLength: 8, maxLength: 256 } as const
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
@@ -57,6 +57,19 @@ export function createUserDirectory({ db }: { db: Kysely<CloudDB> }) {
 
     async list(): Promise<Account[]> {
       return (await listUsers(db)).map(toAccount)
+    },
+
+    /**
+     * Merges `patch` into the account's metadata (a key set to null is removed), inside `trx` when the
+     * change is part of a larger one. Undefined when there is no such account.
+     */
+    async mergeMetadata(
+      accountId: string,
+      patch: Record<string, unknown>,
+      { now, trx }: { now: Date; trx?: Transaction<CloudDB> },
+    ): Promise<Account | undefined> {
+      const user = isUuid(accountId) ? await mergeUserMetadata(trx ?? db, accountId, patch, now) : undefined
+      return user && toAccount(user)
     },
   } satisfies IdentityDirectory & Record<string, unknown>
 }

@@ -1,7 +1,7 @@
 import { authTimings } from '@relay/contracts'
 import type { Clock } from '@relay/server-kit'
 import { type Redis, type RedisLog, redisTimings, redisUse } from '../redis.js'
-import type { License } from './service.js'
+import type { License } from './types.js'
 
 /** Where license answers are kept for `authTimings.licenseCache`, per user id. */
 export interface LicenseCache {

@@ -1,15 +1,13 @@
-import { AppError, type LicenseSource } from '@relay/contracts'
+import { AppError } from '@relay/contracts'
 import type { Clock } from '@relay/server-kit'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely, Transaction } from 'kysely'
 import type { CloudDatabase } from '../db/database.js'
 import type { CloudDB } from '../db/schema.js'
-import { mergeUserMetadata } from '../directory/repo.js'
-import { isUuid } from '../directory/service.js'
+import { createUserDirectory, isUuid } from '../directory/service.js'
 import type { LicenseCache } from './cache.js'
 import * as repo from './repo.js'
-
-export type License = { valid: boolean; source: LicenseSource | null }
+import type { License } from './types.js'
 
 /** The payment provider's subscription statuses; only `active` grants a license. */
 export const subscriptionStatuses = [
@@ -57,6 +55,7 @@ const noLicense: License = { valid: false, source: null }
  * user, and the only writer of what they depend on, so that every change invalidates at once.
  */
 export function createLicenseService({ db, clock, cache, log, listen, relistenDelay = 5000 }: LicenseDeps) {
+  const directory = createUserDirectory({ db })
   // Bumped by every invalidation: a check that read the database before one must not cache its answer.
   let generation = 0
   // With a listener, a per-process cache is trusted only while it is connected: a missed notification means
@@ -124,8 +123,7 @@ export function createLicenseService({ db, clock, cache, log, listen, relistenDe
         async setGifted(userId, gifted) {
           // null removes the key: an ungifted user's metadata looks like one never gifted.
           const patch = { giftedLicense: gifted ? true : null }
-          const user = isUuid(userId) ? await mergeUserMetadata(trx, userId, patch, clock.now()) : undefined
-          if (!user) {
+          if (!(await directory.mergeMetadata(userId, patch, { now: clock.now(), trx }))) {
             throw new AppError('NOT_FOUND', `No user ${userId}`)
           }
           touched.add(userId)

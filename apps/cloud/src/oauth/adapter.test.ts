@@ -3,9 +3,12 @@ import { createTestClock, defined } from '@relay/testkit'
 import { type Kysely, sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../../test/database.js'
-import { listGrants, revokeGrant, sessionIdOf } from '../auth/repo.js'
+import { createAccountService, sessionIdOf } from '../auth/service.js'
 import * as hashOAuthIds from '../db/migrations/0005-hashed-oauth-ids.js'
 import type { CloudDB } from '../db/schema.js'
+import { createUserDirectory } from '../directory/service.js'
+import { createMemoryLicenseCache } from '../licenses/cache.js'
+import { createLicenseService } from '../licenses/service.js'
 import { hashedId, kyselyAdapter, pruneExpiredArtifacts } from './adapter.js'
 
 /** Every column of every OAuth row, as a dump of the database would show it. */
@@ -238,9 +241,18 @@ describe.each(databaseKinds)('OAuth storage, credentials hashed at rest, on %s',
       expect(await adapter('Client').find('device-legacy')).toEqual({ client_id: 'device-legacy' })
 
       // The cloud's session list shows the converted grant, and revoking it ends its refresh token.
-      const grants = await listGrants(legacy.db, account, new Date())
-      expect(grants.map((grant) => grant.id)).toEqual([sessionIdOf(grantId)])
-      expect(await revokeGrant(legacy.db, account, sessionIdOf(grantId))).toBe(true)
+      const clock = createTestClock(new Date())
+      const licenses = createLicenseService({ db: legacy.db, clock, cache: createMemoryLicenseCache({ clock }) })
+      const accounts = createAccountService({
+        db: legacy.db,
+        directory: createUserDirectory({ db: legacy.db }),
+        checkLicense: licenses.check,
+        clock,
+      })
+      const principal = { id: account, type: 'user' as const, sessionId: undefined, expiresAt: new Date() }
+      const sessions = await accounts.listSessions(principal)
+      expect(sessions.map((session) => session.id)).toEqual([sessionIdOf(grantId)])
+      await accounts.revokeSession(account, sessionIdOf(grantId))
       expect(await adapter('RefreshToken').find(refreshToken)).toBeUndefined()
     } finally {
       await legacy.dispose()

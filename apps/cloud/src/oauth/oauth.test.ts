@@ -5,7 +5,7 @@ import * as client from 'openid-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestCloud, type TestCloud } from '../../test/cloud-server.js'
 import { databaseKinds } from '../../test/database.js'
-import { sessionIdOf } from '../auth/repo.js'
+import { sessionIdOf } from '../auth/service.js'
 import { registerDeviceClient } from './clients.js'
 
 type DeviceKey = Parameters<typeof client.PrivateKeyJwt>[0]

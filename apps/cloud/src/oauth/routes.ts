@@ -1,9 +1,9 @@
 import middie from '@fastify/middie'
-import type { FastifyInstance } from 'fastify'
+import type { HttpServer, SignInThrottle } from '@relay/server-kit'
 import type { IdentityDirectory } from '../directory/directory.js'
 import { oauthPrefix } from './provider.js'
 import type { OAuthServer } from './server.js'
-import { type SignInThrottle, signInRoutes } from './sign-in.js'
+import { signInRoutes } from './sign-in.js'
 
 export type OAuthRoutesOptions = { oauth: OAuthServer; directory: IdentityDirectory; throttle: SignInThrottle }
 
@@ -12,7 +12,7 @@ export type OAuthRoutesOptions = { oauth: OAuthServer; directory: IdentityDirect
  * parsing (oidc-provider reads its own bodies), and the sign-in pages at /interaction. Middie
  * lives in a scope of its own, so other requests do not pay for its per-request work.
  */
-export async function oauthRoutes(app: FastifyInstance, { oauth, directory, throttle }: OAuthRoutesOptions) {
+export async function oauthRoutes(app: HttpServer, { oauth, directory, throttle }: OAuthRoutesOptions) {
   await app.register(async (scope) => {
     await scope.register(middie)
     scope.use(oauthPrefix, (req, res, next) => {

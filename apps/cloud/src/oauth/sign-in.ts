@@ -1,5 +1,6 @@
 import { MINUTE } from '@relay/contracts'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { type HttpServer, type SignInLimits, type SignInThrottle, SignInThrottled } from '@relay/server-kit'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { errors, type InteractionResults } from 'oidc-provider'
 import type { IdentityDirectory } from '../directory/directory.js'
 import { messagePage, signInPage } from './pages.js'
@@ -7,18 +8,10 @@ import { grantFirstParty } from './provider.js'
 import type { OAuthServer } from './server.js'
 
 /** Failed sign-ins allowed before the account or the address has to wait (token buckets). */
-export const signInPolicies = {
+export const signInLimits = {
   account: { capacity: 5, refillEvery: 15 * MINUTE },
   address: { capacity: 20, refillEvery: 15 * MINUTE },
-} as const
-
-type Policy = { capacity: number; refillEvery: number }
-
-/** The part of the rate limiter sign-in needs. */
-export type SignInThrottle = {
-  consume(key: string, policy: Policy): Promise<{ allowed: boolean; retryAfterMs: number }>
-  refund(key: string, policy: Policy): Promise<void>
-}
+} as const satisfies SignInLimits
 
 export type SignInDeps = { oauth: OAuthServer; directory: IdentityDirectory; throttle: SignInThrottle }
 
@@ -39,7 +32,7 @@ const expired = messagePage(
  * against the directory, throttled per account and per address. Relays are first-party, so
  * consent is granted without a prompt.
  */
-export async function signInRoutes(app: FastifyInstance, { oauth, directory, throttle }: SignInDeps) {
+export async function signInRoutes(app: HttpServer, { oauth, directory, throttle }: SignInDeps) {
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: 4096 },
@@ -111,15 +104,17 @@ export async function signInRoutes(app: FastifyInstance, { oauth, directory, thr
         return html(reply, 400, signInPage({ ...view, error: 'Enter your email and password.' }))
       }
 
-      const keys = [
-        [`sign-in:account:${email.toLowerCase()}`, signInPolicies.account],
-        [`sign-in:address:${request.ip}`, signInPolicies.address],
-      ] as const
-      const attempts = await Promise.all(keys.map(([key, policy]) => throttle.consume(key, policy)))
-      const waitMs = Math.max(...attempts.filter((a) => !a.allowed).map((a) => a.retryAfterMs), 0)
-      if (attempts.some((a) => !a.allowed)) {
-        const minutes = Math.max(1, Math.ceil(waitMs / MINUTE))
+      let attempt: Awaited<ReturnType<SignInThrottle['attempt']>>
+      try {
+        attempt = await throttle.attempt(email, request.ip)
+      } catch (err) {
+        if (!(err instanceof SignInThrottled)) {
+          throw err
+        }
+        // The form answers in HTML, so the refusal is rendered here rather than by the JSON error handler.
+        const { minutes } = err
         request.log.warn({ email }, 'sign-in throttled')
+        reply.headers(err.headers)
         return html(
           reply,
           429,
@@ -127,7 +122,7 @@ export async function signInRoutes(app: FastifyInstance, { oauth, directory, thr
             ...view,
             error: `Too many sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
           }),
-        ).header('retry-after', String(Math.ceil(waitMs / 1000)))
+        )
       }
 
       const account = await directory.authenticate(email, password)
@@ -135,8 +130,7 @@ export async function signInRoutes(app: FastifyInstance, { oauth, directory, thr
         request.log.info({ email }, 'sign-in refused')
         return html(reply, 401, signInPage({ ...view, error: 'The email or password is not correct.' }))
       }
-      // Only failures count against the limits.
-      await Promise.all(keys.map(([key, policy]) => throttle.refund(key, policy)))
+      await attempt.succeeded()
       const grantId = await grantFirstParty(provider, account.id, clientId, oauth.audience)
       return finish(request, reply, { login: { accountId: account.id }, consent: { grantId } })
     },

@@ -1,4 +1,4 @@
-import type { RateLimitResult } from './limiter.js'
+import type { RateLimitResult } from '@relay/server-kit'
 
 const seconds = (ms: number) => Math.ceil(ms / 1000)
 

@@ -1,7 +1,7 @@
 import { AppError, rateLimitPolicies } from '@relay/contracts'
+import type { RateLimiter, RateLimitPolicy } from '@relay/server-kit'
 import type { FastifyInstance } from 'fastify'
 import { rateLimitHeaders } from './headers.js'
-import { type RateLimiter, type RateLimitPolicy, RateLimitUnavailable } from './limiter.js'
 
 export type RateLimitPolicyName = keyof typeof rateLimitPolicies
 
@@ -15,7 +15,7 @@ declare module 'fastify' {
 /**
  * Applies each route's `rateLimit` policy to the authenticated caller: `RateLimit-*` headers on
  * every reply, 429 with `Retry-After` once the bucket is empty, 503 with `Retry-After` while the
- * buckets' store is unreachable. Runs after the access-token guard.
+ * buckets' store is unreachable (the limiter's own error). Runs after the access-token guard.
  */
 export function limitPerUser(
   scope: FastifyInstance,
@@ -29,18 +29,13 @@ export function limitPerUser(
     }
     // Without its store (Redis) a limit cannot be enforced: the limiter refuses rather than let everything through.
     const result = await limiter.consume(`${policyName}:${request.principal.id}`, policies[policyName])
-    reply.headers(rateLimitHeaders(result))
     if (!result.allowed) {
       throw new AppError(
         'RATE_LIMITED',
         `Too many requests; try again in ${Math.max(1, Math.ceil(result.retryAfterMs / 1000))} s`,
+        { headers: rateLimitHeaders(result) },
       )
     }
-  })
-  // Any route of the scope that uses the limiter itself (sign-in) gets the same header when it cannot.
-  scope.addHook('onError', async (_request, reply, error) => {
-    if (error instanceof RateLimitUnavailable) {
-      reply.header('Retry-After', String(error.retryAfterSeconds))
-    }
+    reply.headers(rateLimitHeaders(result))
   })
 }

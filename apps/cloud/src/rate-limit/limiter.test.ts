@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import { rateLimitPolicies } from '@relay/contracts'
+import type { RateLimiter, RateLimitPolicy } from '@relay/server-kit'
 import { createTestClock } from '@relay/testkit'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { closeRedis, connectRedis, type Redis } from '../redis.js'
 import { rateLimitHeaders } from './headers.js'
-import { createRateLimiter, type RateLimiter, type RateLimitPolicy } from './limiter.js'
+import { createRateLimiter } from './limiter.js'
 
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 /** One token every 200 ms. */

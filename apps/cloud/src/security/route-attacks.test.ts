@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Caller, newCaller, putUpload } from '../../test/backup-client.js'
 import { startTestCloud, type TestCloud } from '../../test/cloud-server.js'
 import { databaseKinds } from '../../test/database.js'
-import { sessionIdOf } from '../auth/repo.js'
+import { sessionIdOf } from '../auth/service.js'
 import { registerDeviceClient } from '../oauth/clients.js'
 import { grantFirstParty } from '../oauth/provider.js'
 

@@ -1,7 +1,7 @@
 import path from 'node:path'
 import { MB } from '@relay/contracts'
-import type { Clock } from '@relay/server-kit'
-import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type { Clock, HttpServer } from '@relay/server-kit'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { requestedRange, UnsatisfiableRange } from './byte-range.js'
 import { createDiskObjects } from './disk-objects.js'
 import { S3Error, s3ErrorXml } from './s3-error.js'
@@ -34,7 +34,7 @@ const MAX_KEY_BYTES = 1024
  * Authorization header). Anything else S3 can do is answered `NotImplemented`, never with a success.
  * Register it with a prefix, unwrapped: its body parser and error handler must stay inside its scope.
  */
-export const embeddedS3Routes: FastifyPluginAsync<EmbeddedS3Options> = async (app, options) => {
+export async function embeddedS3Routes(app: HttpServer, options: EmbeddedS3Options) {
   const { bucket, clock, credentials, region, maxObjectBytes = 64 * MB, canWrite } = options
   const verifier = createSigV4Verifier({ credentials, region, clock })
   const objects = createDiskObjects(path.join(options.objectsDir, bucket))

@@ -2,7 +2,7 @@ import { type AuthMode, authModes } from '@relay/contracts'
 import type { Clock } from '@relay/server-kit'
 import type { Kysely } from 'kysely'
 import type { RelayDB } from '../db/schema.js'
-import { findSetting, saveSetting } from '../settings/repo.js'
+import { createAppSettings } from '../settings/service.js'
 
 const settingKey = 'auth'
 
@@ -15,8 +15,9 @@ const fresh: AuthSettings = { mode: 'none', setupComplete: false }
  * guard asks for the mode on every request, and every change goes through `save`.
  */
 export async function loadAuthSettings({ db, clock }: { db: Kysely<RelayDB>; clock: Clock }) {
+  const settings = createAppSettings({ db, clock })
   const read = async (): Promise<AuthSettings> => {
-    const stored = (await findSetting(db, settingKey)) as Partial<AuthSettings> | undefined
+    const stored = (await settings.find(settingKey)) as Partial<AuthSettings> | undefined
     return stored && authModes.includes(stored.mode as AuthMode)
       ? { mode: stored.mode as AuthMode, setupComplete: stored.setupComplete === true }
       : fresh
@@ -30,7 +31,7 @@ export async function loadAuthSettings({ db, clock }: { db: Kysely<RelayDB>; clo
     },
     async save(mode: AuthMode): Promise<void> {
       const next = { mode, setupComplete: true }
-      await saveSetting(db, settingKey, next, clock.now())
+      await settings.save(settingKey, next)
       current = next
     },
   }

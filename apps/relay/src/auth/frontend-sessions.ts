@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { authTimings, type SessionUser } from '@relay/contracts'
 import type { Clock } from '@relay/server-kit'
 import type { Kysely } from 'kysely'
+import { type HeldRows, holdRows } from '../db/database.js'
 import type { RelayDB } from '../db/schema.js'
 
 const hash = (token: string) => createHash('sha256').update(token).digest('base64url')
@@ -45,6 +46,9 @@ export function createFrontendSessions({ db, clock }: { db: Kysely<RelayDB>; clo
     async end(token: string): Promise<void> {
       await db.deleteFrom('frontend_sessions').where('token_hash', '=', hash(token)).execute()
     },
+
+    /** Every session as it is now, to replace those of a restored database. */
+    hold: (): Promise<HeldRows> => holdRows(db, 'frontend_sessions'),
   }
 }
 

@@ -1,9 +1,21 @@
 import { randomUUID } from 'node:crypto'
 import { AppError, localAuthLimits, type SessionUser } from '@relay/contracts'
-import { type Clock, decoyPasswordHash, hashPassword, verifyPassword } from '@relay/server-kit'
+import {
+  type Clock,
+  createSignInThrottle,
+  decoyPasswordHash,
+  hashPassword,
+  type SignInLimits,
+  verifyPassword,
+} from '@relay/server-kit'
 import type { Kysely } from 'kysely'
 import type { RelayDB } from '../db/schema.js'
-import { createFailureThrottle } from './failure-throttle.js'
+
+/** One relay process serves one machine, so its buckets live in memory. */
+const signInLimits: SignInLimits = {
+  account: { capacity: localAuthLimits.failuresPerUser, refillEvery: localAuthLimits.failureWindow },
+  address: { capacity: localAuthLimits.failuresPerAddress, refillEvery: localAuthLimits.failureWindow },
+}
 
 const toUser = (row: { id: string; username: string }): SessionUser => ({
   kind: 'local',
@@ -14,7 +26,7 @@ const toUser = (row: { id: string; username: string }): SessionUser => ({
 
 /** Local accounts: usernames with scrypt password hashes, and throttled sign-in. */
 export function createLocalUsers({ db, clock }: { db: Kysely<RelayDB>; clock: Clock }) {
-  const throttle = createFailureThrottle({ windowMs: localAuthLimits.failureWindow, clock })
+  const throttle = createSignInThrottle({ limits: signInLimits, clock })
 
   return {
     async exist(): Promise<boolean> {
@@ -41,22 +53,7 @@ export function createLocalUsers({ db, clock }: { db: Kysely<RelayDB>; clock: Cl
 
     /** The account, when the password matches; throttled per username and per client address. */
     async verify(username: string, password: string, address: string): Promise<SessionUser> {
-      const userKey = `user:${username.toLowerCase()}`
-      const limits = [
-        { key: userKey, max: localAuthLimits.failuresPerUser },
-        { key: `address:${address}`, max: localAuthLimits.failuresPerAddress },
-      ]
-      const wait = throttle.retryAfter(limits)
-      if (wait > 0) {
-        const minutes = Math.ceil(wait / 60_000)
-        throw Object.assign(
-          new AppError(
-            'RATE_LIMITED',
-            `Too many failed sign-ins; try again in ${minutes} minute${minutes === 1 ? '' : 's'}`,
-          ),
-          { retryAfterSeconds: Math.ceil(wait / 1000) },
-        )
-      }
+      const attempt = await throttle.attempt(username, address)
       const row = await db
         .selectFrom('local_users')
         .select(['id', 'username', 'password_hash'])
@@ -65,10 +62,9 @@ export function createLocalUsers({ db, clock }: { db: Kysely<RelayDB>; clock: Cl
       // Unknown users cost the same scrypt work as known ones, so timing does not tell them apart.
       const matches = await verifyPassword(password, row?.password_hash ?? (await decoyPasswordHash()))
       if (!row || !matches) {
-        throttle.fail(limits.map((limit) => limit.key))
         throw new AppError('UNAUTHORIZED', 'Wrong username or password')
       }
-      throttle.forget(userKey)
+      await attempt.succeeded()
       return toUser(row)
     },
   }

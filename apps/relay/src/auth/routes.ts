@@ -51,17 +51,9 @@ export async function authRoutes(app: HttpServer, { auth, cloud }: AuthRoutesOpt
     ...routes.localLogin,
     config: { public: true },
     handler: async (request, reply) => {
-      try {
-        const { user, token } = await auth.loginLocal(request.body.username, request.body.password, request.ip)
-        setSessionCookie(request, reply, token)
-        return { success: true as const, user }
-      } catch (err) {
-        const retryAfter = (err as { retryAfterSeconds?: number }).retryAfterSeconds
-        if (retryAfter) {
-          reply.header('retry-after', String(retryAfter))
-        }
-        throw err
-      }
+      const { user, token } = await auth.loginLocal(request.body.username, request.body.password, request.ip)
+      setSessionCookie(request, reply, token)
+      return { success: true as const, user }
     },
   })
 

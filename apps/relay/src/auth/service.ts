@@ -8,6 +8,7 @@ import {
 } from '@relay/contracts'
 import type { FastifyBaseLogger } from 'fastify'
 import type { CloudConnectionService } from '../cloud-client/connection.js'
+import type { HeldRows } from '../db/database.js'
 import type { NotificationService } from '../notifications/service.js'
 import type { AuthSettingsStore } from './auth-settings.js'
 import type { FrontendSessions } from './frontend-sessions.js'
@@ -140,6 +141,23 @@ export function createAuthService({
       const ended = await cloud.disconnect()
       if (ended) {
         await notifications.notify('userLogout', { message: 'The relay is disconnected from the cloud' })
+      }
+    },
+
+    /**
+     * Who is signed in now, here and at the cloud, for a restore to put into the database it brings in:
+     * the cloud session holds the only refresh token the cloud still accepts (an older one from the
+     * backup would be a reuse and end the session), and the browser that asked for the restore stays
+     * signed in.
+     */
+    async holdSignIns(): Promise<HeldRows> {
+      const held = [await cloud.holdSessions(), await sessions.hold()]
+      return {
+        async putBack(trx) {
+          for (const rows of held) {
+            await rows.putBack(trx)
+          }
+        },
       }
     },
 

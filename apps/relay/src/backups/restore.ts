@@ -1,21 +1,18 @@
 import { randomUUID } from 'node:crypto'
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { AppError, type BackupOperation, type RestoreBody } from '@relay/contracts'
 import type { FastifyBaseLogger } from 'fastify'
-import type { Selectable } from 'kysely'
-import type { RelayDatabase } from '../db/database.js'
-import type { CloudSessionsTable, FrontendSessionsTable, UnfinishedOperationsTable } from '../db/schema.js'
+import { type HeldRows, type RelayDatabase, safetyCopies, safetyCopiesFolder } from '../db/database.js'
 import { identityFile } from '../identity/identity.js'
-import { keysFolder, open, seal } from '../secrets/secret-box.js'
+import { keysFolder } from '../secrets/secret-box.js'
 import { extractBackupArchive, inspectBackupArchive, snapshotDatabase } from './archive/index.js'
 import { frameEngineFolder } from './archive/manifest.js'
 import type { CloudBackups } from './cloud-backups.js'
 import type { Operations } from './operations.js'
 import { downloadFile } from './transfer.js'
+import type { UnfinishedOperations } from './unfinished.js'
 
-/** Copies of the database taken just before a restore replaced it, newest kept. */
-export const safetyCopiesFolder = 'pre-restore'
 const safetyCopiesKept = 3
 
 export type RestoreDeps = {
@@ -23,6 +20,7 @@ export type RestoreDeps = {
   dataDir: string
   tempDir: string
   cloudBackups: CloudBackups
+  unfinished: UnfinishedOperations
   log: FastifyBaseLogger
   /** The relay's secret key; restoring `keys/` changes it in place, so every holder sees the new one. */
   secretKey: Buffer
@@ -30,21 +28,13 @@ export type RestoreDeps = {
   knownSchemaVersions: readonly string[]
   /** Stops what works on the database (pollers, senders) before it is replaced. */
   beforeSwap(): Promise<void>
+  /** Who is signed in now, here and at the cloud: the restored database keeps them. */
+  holdSignIns(): Promise<HeldRows>
   /** Brings the restored database to this relay's schema. */
   migrate(): Promise<void>
   /** Lets every feature reload what it keeps in memory, and resumes what `beforeSwap` stopped. */
   reload(): Promise<void>
   now(): Date
-}
-
-/**
- * What belongs to this machine's present, not to the backup: who is signed in, here and at the cloud,
- * and the interrupted backups whose cloud records are still to be released.
- */
-type Carried = {
-  cloud: Selectable<CloudSessionsTable>[]
-  frontend: Selectable<FrontendSessionsTable>[]
-  unfinished: Selectable<UnfinishedOperationsTable>[]
 }
 
 /**
@@ -93,12 +83,9 @@ export async function restoreBackup(
       frameEngine: (body.includeFrameEngine ?? true) && existsSync(path.join(staged.root, frameEngineFolder)),
     }
     await keepSafetyCopy(deps)
-    const carried: Carried = {
-      cloud: await database.db.selectFrom('cloud_sessions').selectAll().execute(),
-      frontend: await database.db.selectFrom('frontend_sessions').selectAll().execute(),
-      unfinished: await database.db.selectFrom('unfinished_operations').selectAll().execute(),
-    }
-    const oldKey = Buffer.from(deps.secretKey)
+    // What belongs to this machine's present, not to the backup: who is signed in, and the interrupted
+    // backups whose cloud records are still to be released.
+    const present = [await deps.holdSignIns(), await deps.unfinished.hold()]
     await deps.beforeSwap()
     try {
       await database.replaceFile(staged.databaseFile)
@@ -114,7 +101,11 @@ export async function restoreBackup(
       if (components.frameEngine) {
         replaceFolder(path.join(staged.root, frameEngineFolder), path.join(dataDir, frameEngineFolder))
       }
-      await carryOver(deps, carried, oldKey)
+      await database.db.transaction().execute(async (trx) => {
+        for (const rows of present) {
+          await rows.putBack(trx)
+        }
+      })
     } finally {
       await deps.reload()
     }
@@ -133,9 +124,7 @@ async function keepSafetyCopy({ database, dataDir, now }: RestoreDeps): Promise<
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, 'Z')
   await snapshotDatabase({ sourceFile: database.file, targetFile: path.join(folder, `relay-${stamp}.db`) })
-  const copies = readdirSync(folder)
-    .filter((name) => name.endsWith('.db'))
-    .sort()
+  const copies = safetyCopies(folder)
   for (const old of copies.slice(0, Math.max(0, copies.length - safetyCopiesKept))) {
     rmSync(path.join(folder, old), { force: true })
   }
@@ -157,34 +146,4 @@ function replaceFolder(from: string, to: string): void {
     throw err
   }
   rmSync(aside, { recursive: true, force: true })
-}
-
-/**
- * The restored database keeps the present sign-ins: the cloud session holds the only refresh token the
- * cloud still accepts (an older one from the backup would be a reuse and end the session), and the
- * browser that asked for the restore stays signed in. Sealed tokens follow a restored key.
- */
-async function carryOver({ database, secretKey }: RestoreDeps, carried: Carried, oldKey: Buffer): Promise<void> {
-  const reseal = !oldKey.equals(secretKey)
-  await database.db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('cloud_sessions').execute()
-    for (const row of carried.cloud) {
-      const { id: _id, ...rest } = row
-      const sealed = reseal ? seal(secretKey, open(oldKey, row.encrypted_refresh_token)) : row.encrypted_refresh_token
-      await trx
-        .insertInto('cloud_sessions')
-        .values({ ...rest, encrypted_refresh_token: sealed })
-        .execute()
-    }
-    await trx.deleteFrom('frontend_sessions').execute()
-    if (carried.frontend.length > 0) {
-      await trx.insertInto('frontend_sessions').values(carried.frontend).execute()
-    }
-    // The backup holds the row of the backup that made it, still running when the database was copied:
-    // left in, the next start would report that finished backup as interrupted.
-    await trx.deleteFrom('unfinished_operations').execute()
-    if (carried.unfinished.length > 0) {
-      await trx.insertInto('unfinished_operations').values(carried.unfinished).execute()
-    }
-  })
 }

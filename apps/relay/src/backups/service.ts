@@ -35,7 +35,7 @@ export type BackupServiceDeps = {
   notifications: NotificationService
   clock: Clock
   log: FastifyBaseLogger
-  restore: Omit<RestoreDeps, 'database' | 'dataDir' | 'tempDir' | 'cloudBackups' | 'log'>
+  restore: Omit<RestoreDeps, 'database' | 'dataDir' | 'tempDir' | 'cloudBackups' | 'unfinished' | 'log'>
 }
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err))
@@ -309,7 +309,7 @@ export function createBackupService(deps: BackupServiceDeps) {
       void exclusive(async () => {
         try {
           await restoreBackup(
-            { ...deps.restore, database, dataDir, tempDir, cloudBackups, log },
+            { ...deps.restore, database, dataDir, tempDir, cloudBackups, unfinished, log },
             operation,
             operations,
             body,

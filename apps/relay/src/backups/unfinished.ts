@@ -1,6 +1,7 @@
 import type { BackupOperation } from '@relay/contracts'
 import type { Clock } from '@relay/server-kit'
 import type { Kysely, Selectable } from 'kysely'
+import { type HeldRows, holdRows } from '../db/database.js'
 import type { RelayDB, UnfinishedOperationsTable } from '../db/schema.js'
 
 export type UnfinishedOperation = Selectable<UnfinishedOperationsTable>
@@ -12,6 +13,12 @@ export type UnfinishedOperation = Selectable<UnfinishedOperationsTable>
  */
 export function createUnfinishedOperations({ db, clock }: { db: Kysely<RelayDB>; clock: Clock }) {
   const now = () => clock.now().toISOString()
+  const progressOf = (operation: BackupOperation) => ({
+    stage: operation.stage,
+    backup_id: operation.backupId,
+    filename: operation.filename,
+    updated_at: now(),
+  })
 
   return {
     async begin(operation: BackupOperation): Promise<void> {
@@ -21,28 +28,16 @@ export function createUnfinishedOperations({ db, clock }: { db: Kysely<RelayDB>;
           id: operation.id,
           kind: operation.kind,
           trigger: operation.trigger,
-          stage: operation.stage,
-          backup_id: operation.backupId,
-          filename: operation.filename,
           started_at: operation.startedAt,
-          updated_at: now(),
           interrupted_at: null,
+          ...progressOf(operation),
         })
         .execute()
     },
 
     /** Writes the operation's present stage, cloud record and file name. */
     async update(operation: BackupOperation): Promise<void> {
-      await db
-        .updateTable('unfinished_operations')
-        .set({
-          stage: operation.stage,
-          backup_id: operation.backupId,
-          filename: operation.filename,
-          updated_at: now(),
-        })
-        .where('id', '=', operation.id)
-        .execute()
+      await db.updateTable('unfinished_operations').set(progressOf(operation)).where('id', '=', operation.id).execute()
     },
 
     async end(id: string): Promise<void> {
@@ -61,6 +56,13 @@ export function createUnfinishedOperations({ db, clock }: { db: Kysely<RelayDB>;
     async markInterrupted(id: string): Promise<void> {
       await db.updateTable('unfinished_operations').set({ interrupted_at: now() }).where('id', '=', id).execute()
     },
+
+    /**
+     * Every row as it is now, to replace those of a restored database: the backup holds the row of the
+     * backup that made it, still running when the database was copied, and left in, the next start
+     * would report that finished backup as interrupted.
+     */
+    hold: (): Promise<HeldRows> => holdRows(db, 'unfinished_operations'),
 
     /** Interrupted operations whose cloud record is still to be released. */
     awaitingRelease: (): Promise<UnfinishedOperation[]> =>

@@ -287,6 +287,9 @@ export function createCloudConnection(deps: CloudConnectionDeps) {
       const session = await store.current()
       return session ? { userId: session.userId, createdAt: session.createdAt } : null
     },
+
+    /** The stored sessions as they are now, for a restore to carry into the database it brings in. */
+    holdSessions: () => store.hold(),
   }
 }
 

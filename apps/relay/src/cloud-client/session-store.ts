@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import type { HeldRows } from '../db/database.js'
 import type { RelayDB } from '../db/schema.js'
 import { open, seal } from '../secrets/secret-box.js'
 
@@ -82,6 +83,28 @@ export function createSessionStore({ db, key, backendId }: { db: Kysely<RelayDB>
         .where('encrypted_refresh_token', '=', previous.sealed)
         .executeTakeFirst()
       return Number(result.numUpdatedRows) === 1
+    },
+
+    /**
+     * Every stored session as it is now, to replace those of a restored database. A restore may bring
+     * another secret key: the tokens are sealed again under whichever key holds when they are put back.
+     */
+    async hold(): Promise<HeldRows> {
+      const rows = await db.selectFrom('cloud_sessions').selectAll().execute()
+      const keyNow = Buffer.from(key)
+      return {
+        async putBack(trx) {
+          const reseal = !keyNow.equals(key)
+          await trx.deleteFrom('cloud_sessions').execute()
+          for (const { id: _id, ...row } of rows) {
+            const sealed = reseal ? seal(key, open(keyNow, row.encrypted_refresh_token)) : row.encrypted_refresh_token
+            await trx
+              .insertInto('cloud_sessions')
+              .values({ ...row, encrypted_refresh_token: sealed })
+              .execute()
+          }
+        },
+      }
     },
 
     /** Forgets `session`, or every session of this backend when none is given. */

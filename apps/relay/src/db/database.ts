@@ -3,11 +3,35 @@ import path from 'node:path'
 import type { DatabaseHealth } from '@relay/contracts'
 import { pingDatabase } from '@relay/server-kit'
 import SQLite from 'better-sqlite3'
-import { Kysely, SqliteDialect } from 'kysely'
-import { safetyCopiesFolder } from '../backups/restore.js'
+import { Kysely, SqliteDialect, type Transaction } from 'kysely'
 import type { RelayDB } from './schema.js'
 
 export const databaseFile = 'relay.db'
+
+/** Copies of the database taken just before a restore replaced it, beside the data. */
+export const safetyCopiesFolder = 'pre-restore'
+
+/**
+ * Rows of the live database that belong to this machine's present rather than to a backup: a restore
+ * takes them before the database is replaced and puts them into the restored one.
+ */
+export type HeldRows = { putBack(trx: Transaction<RelayDB>): Promise<void> }
+
+/** Every row of `table` as it is now; `putBack` makes them the table's only rows. */
+export async function holdRows(
+  db: Kysely<RelayDB>,
+  table: 'frontend_sessions' | 'unfinished_operations',
+): Promise<HeldRows> {
+  const rows = await db.selectFrom(table).selectAll().execute()
+  return {
+    async putBack(trx) {
+      await trx.deleteFrom(table).execute()
+      if (rows.length > 0) {
+        await trx.insertInto(table).values(rows).execute()
+      }
+    },
+  }
+}
 
 export type RelayDatabase = {
   db: Kysely<RelayDB>
@@ -105,7 +129,7 @@ export function damagedDatabaseMessage(err: unknown, dataDir: string): string | 
 }
 
 /** The database copies a restore keeps, oldest first (their names sort by time). */
-function safetyCopies(folder: string): string[] {
+export function safetyCopies(folder: string): string[] {
   try {
     return readdirSync(folder)
       .filter((name) => name.endsWith('.db'))

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely } from 'kysely'
 import { Value } from 'typebox/value'
 import type { RelayDB } from '../db/schema.js'
-import { findSetting, saveSetting } from '../settings/repo.js'
+import { createAppSettings } from '../settings/service.js'
 
 const settingKey = 'feature_flags'
 
@@ -12,10 +12,11 @@ export type FeatureFlagDeps = { db: Kysely<RelayDB>; clock: Clock; log: FastifyB
 
 /** The ten flags: the spec's defaults, overridden by what the user saved. */
 export function createFeatureFlagService({ db, clock, log }: FeatureFlagDeps) {
+  const settings = createAppSettings({ db, clock })
   async function read(): Promise<FeatureFlags> {
     let stored: unknown
     try {
-      stored = await findSetting(db, settingKey)
+      stored = await settings.find(settingKey)
     } catch (err) {
       log.warn({ err }, 'stored feature flags are unreadable; using defaults')
     }
@@ -37,7 +38,7 @@ export function createFeatureFlagService({ db, clock, log }: FeatureFlagDeps) {
 
     async update(changes: FeatureFlagsUpdate): Promise<FeatureFlags> {
       const flags = { ...(await read()), ...changes }
-      await saveSetting(db, settingKey, flags, clock.now())
+      await settings.save(settingKey, flags)
       return flags
     },
   }

@@ -12,7 +12,7 @@ import { createFrontendSessions } from '../auth/frontend-sessions.js'
 import { openDatabase } from '../db/database.js'
 import { migrations } from '../db/migrations/index.js'
 import type { RelayDB } from '../db/schema.js'
-import { saveSetting } from '../settings/repo.js'
+import { createAppSettings } from '../settings/service.js'
 
 /**
  * Every route the relay registers, in every spelling of its path, by every kind of caller that
@@ -83,7 +83,7 @@ async function startInMode(mode: Exclude<AuthMode, 'none'>) {
   const database = openDatabase(path.join(folder.path, 'data'))
   await migrateToLatest(database.db, migrations)
   // Seeded as a relay whose setup is done: the cloud itself is not needed to be refused.
-  await saveSetting(database.db, 'auth', { mode, setupComplete: true }, new Date())
+  await createAppSettings({ db: database.db, clock: systemClock }).save('auth', { mode, setupComplete: true })
   const user = { kind: mode, id: 'user-1', name: 'Ada', email: null }
   const session = await createFrontendSessions({ db: database.db, clock: systemClock }).create(user)
   const closed = await freePort()

@@ -125,6 +125,29 @@ export function createSourcesService({ db, clock, secretKey, runtime, reach }: S
     return { access_token: seal(key, token), access_token_salt: salt.toString('base64url') }
   }
 
+  /** A new row's id and creation time. */
+  function newRow() {
+    const at = now()
+    return { id: randomUUID(), created_at: at, updated_at: at }
+  }
+
+  /**
+   * The settings a change leaves: the given ones, else the saved ones unless the type changed, checked
+   * against the type's schema, and for reach when they are new.
+   */
+  function changedSettings(
+    schema: TSchema,
+    given: Record<string, unknown> | undefined,
+    saved: { settings: string; typeChanged: boolean } | undefined,
+  ): Record<string, unknown> {
+    const keep = saved && !given && !saved.typeChanged
+    const settings = checkSettings(
+      schema,
+      given ?? (keep ? (JSON.parse(saved.settings) as Record<string, unknown>) : {}),
+    )
+    return keep ? settings : checkReach(settings)
+  }
+
   /** Refuses a URL in the settings whose host is a link-local or metadata address (unless allowed). */
   function checkReach(settings: Record<string, unknown>): Record<string, unknown> {
     for (const key of addressSettings) {
@@ -171,21 +194,19 @@ export function createSourcesService({ db, clock, secretKey, runtime, reach }: S
     },
 
     async createCollector(body: CreateCollectorBody): Promise<Collector> {
-      const settings = checkReach(checkSettings(collectorSettingsSchemas[body.collectorType], body.settings ?? {}))
+      const settings = changedSettings(collectorSettingsSchemas[body.collectorType], body.settings, undefined)
       if (body.accessTokenPassword && !body.accessToken) {
         throw invalidField('accessTokenPassword', 'needs an accessToken to protect')
       }
-      const id = randomUUID()
-      const at = now()
+      const { id, ...created } = newRow()
       await repo.insertCollector(db, {
         id,
+        ...created,
         name: body.name,
         collector_type: body.collectorType,
         poll_rate_ms: body.pollRateMs ?? sourceLimits.pollRate.default,
         settings: JSON.stringify(settings),
         ...(body.accessToken ? await sealToken(body.accessToken, body.accessTokenPassword) : {}),
-        created_at: at,
-        updated_at: at,
       })
       if (body.accessToken && body.accessTokenPassword) {
         // The person who just typed the password has unlocked it for this run.
@@ -199,11 +220,10 @@ export function createSourcesService({ db, clock, secretKey, runtime, reach }: S
       const type = body.collectorType ?? row.collector_type
       const typeChanged = type !== row.collector_type
       const saved = JSON.parse(row.settings) as Record<string, unknown>
-      const settingsSource = body.settings ?? (typeChanged ? {} : saved)
-      const settings = checkSettings(collectorSettingsSchemas[type], settingsSource)
-      if (body.settings || typeChanged) {
-        checkReach(settings)
-      }
+      const settings = changedSettings(collectorSettingsSchemas[type], body.settings, {
+        settings: row.settings,
+        typeChanged,
+      })
       if (body.accessTokenPassword && !body.accessToken) {
         throw invalidField('accessTokenPassword', 'needs an accessToken to protect')
       }
@@ -287,18 +307,16 @@ export function createSourcesService({ db, clock, secretKey, runtime, reach }: S
     },
 
     async createStream(body: CreateStreamBody): Promise<Stream> {
-      const settings = checkReach(checkSettings(streamSettingsSchemas[body.type], body.settings ?? {}))
-      const id = randomUUID()
-      const at = now()
+      const settings = changedSettings(streamSettingsSchemas[body.type], body.settings, undefined)
+      const { id, ...created } = newRow()
       await repo.insertStream(db, {
         id,
+        ...created,
         name: body.name,
         type: body.type,
         settings: JSON.stringify(settings),
         device_name: body.deviceName ?? null,
         screen_id: body.screenId ?? null,
-        created_at: at,
-        updated_at: at,
       })
       return toStream(await streamRow(id))
     },
@@ -309,11 +327,10 @@ export function createSourcesService({ db, clock, secretKey, runtime, reach }: S
         throw new AppError('CONFLICT', 'Stop the junctions that use this stream before changing it')
       }
       const type = body.type ?? row.type
-      const source = body.settings ?? (type === row.type ? (JSON.parse(row.settings) as Record<string, unknown>) : {})
-      const settings = checkSettings(streamSettingsSchemas[type], source)
-      if (body.settings || type !== row.type) {
-        checkReach(settings)
-      }
+      const settings = changedSettings(streamSettingsSchemas[type], body.settings, {
+        settings: row.settings,
+        typeChanged: type !== row.type,
+      })
       await repo.updateStream(db, id, {
         name: body.name ?? row.name,
         type,
@@ -346,16 +363,9 @@ export function createSourcesService({ db, clock, secretKey, runtime, reach }: S
 
     async createJunction(body: CreateJunctionBody): Promise<Junction> {
       await checkLinks(body)
-      const id = randomUUID()
-      const at = now()
+      const { id, ...created } = newRow()
       await db.transaction().execute(async (trx) => {
-        await repo.insertJunction(trx, {
-          id,
-          name: body.name,
-          auto_start: body.autoStart ? 1 : 0,
-          created_at: at,
-          updated_at: at,
-        })
+        await repo.insertJunction(trx, { id, ...created, name: body.name, auto_start: body.autoStart ? 1 : 0 })
         await repo.replaceLinks(trx, id, body)
       })
       return this.getJunction(id)
