@@ -193,9 +193,13 @@ describe('backup archive', () => {
     it('when aborted during the snapshot', async () => {
       const { tempDir, options } = await dataFolder(8 * 1024 * 1024)
       const controller = new AbortController()
-      const archive = createBackupArchive(options({ signal: controller.signal }))
-      setTimeout(() => controller.abort(new Error('stopped')), 5)
-      await expect(archive).rejects.toThrow('stopped')
+      // The first progress event comes as the snapshot's copy starts.
+      const onProgress = ({ stage }: BackupProgress) => {
+        if (stage === 'snapshot') {
+          controller.abort(new Error('stopped'))
+        }
+      }
+      await expect(createBackupArchive(options({ signal: controller.signal, onProgress }))).rejects.toThrow('stopped')
       expect(readdirSync(tempDir)).toEqual([])
     })
 

@@ -94,8 +94,14 @@ export async function createBackupArchive(options: CreateBackupArchiveOptions): 
   const report = (stage: BackupProgress['stage'], bytesDone: number, bytesTotal: number) =>
     onProgress?.({ stage, bytesDone, bytesTotal })
 
-  report('snapshot', 0, await databaseBytes(databaseFile))
-  const snapshot = startSnapshot({ sourceFile: databaseFile, targetFile: snapshotFile, durable: false, signal })
+  const databaseSize = await databaseBytes(databaseFile)
+  const snapshot = startSnapshot({
+    sourceFile: databaseFile,
+    targetFile: snapshotFile,
+    durable: false,
+    onCopying: () => report('snapshot', 0, databaseSize),
+    signal,
+  })
   // A failed integrity check stops the packing at once rather than after the whole database.
   const checkFailed = new AbortController()
   snapshot.checked.catch((err: unknown) => checkFailed.abort(err))

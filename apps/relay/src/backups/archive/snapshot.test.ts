@@ -6,7 +6,7 @@ import { tempDir } from '@relay/testkit'
 import SQLite from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createTestDatabase } from '../../../test/database.js'
-import { snapshotDatabase } from './snapshot.js'
+import { snapshotDatabase, startSnapshot } from './snapshot.js'
 import { runSqliteWorker } from './sqlite-worker.js'
 
 const driver = createRequire(import.meta.url).resolve('better-sqlite3')
@@ -122,17 +122,37 @@ describe('database snapshot', () => {
     expect(readFileSync(target, 'utf8')).toBe('not ours')
   })
 
-  it('removes the copy when aborted', async () => {
+  it('removes the copy when aborted while it is written', async () => {
     const database = await relayDatabase(20 * 1024 * 1024)
     const dir = folder()
+    const target = path.join(dir, 'copy.db')
     const controller = new AbortController()
+    let copyExisted = false
     const snapshot = snapshotDatabase({
       sourceFile: database.file,
-      targetFile: path.join(dir, 'copy.db'),
+      targetFile: target,
+      onCopying: () => {
+        copyExisted = existsSync(target)
+        controller.abort(new Error('stopped by the test'))
+      },
       signal: controller.signal,
     })
-    setTimeout(() => controller.abort(new Error('stopped by the test')), 20)
     await expect(snapshot).rejects.toThrow('stopped by the test')
+    expect(copyExisted).toBe(true)
+    expect(readdirSync(dir)).toEqual([])
+  })
+
+  it('removes the copy when aborted while it is checked', async () => {
+    const database = await relayDatabase(20 * 1024 * 1024)
+    const dir = folder()
+    const target = path.join(dir, 'copy.db')
+    const controller = new AbortController()
+    const snapshot = startSnapshot({ sourceFile: database.file, targetFile: target, signal: controller.signal })
+    await snapshot.copied
+    // Aborted in the same turn the copy is reported: before the integrity check can be.
+    expect(existsSync(target)).toBe(true)
+    controller.abort(new Error('stopped by the test'))
+    await expect(snapshot.checked).rejects.toThrow('stopped by the test')
     expect(readdirSync(dir)).toEqual([])
   })
 

@@ -9,6 +9,8 @@ export type SnapshotOptions = {
   targetFile: string
   /** Whether the copy is synced to disk before it counts as written (default true). */
   durable?: boolean
+  /** Called when the source is open and the copy starts: the moment an abort stops a copy under way. */
+  onCopying?: () => void
   signal?: AbortSignal
 }
 
@@ -38,7 +40,13 @@ export async function snapshotDatabase(options: SnapshotOptions): Promise<{ file
  * Like `snapshotDatabase`, but hands the copy over as soon as it is written so a reader can start while
  * the integrity check runs; the copy must not be used for anything lasting until `checked` resolves.
  */
-export function startSnapshot({ sourceFile, targetFile, durable = true, signal }: SnapshotOptions): RunningSnapshot {
+export function startSnapshot({
+  sourceFile,
+  targetFile,
+  durable = true,
+  onCopying,
+  signal,
+}: SnapshotOptions): RunningSnapshot {
   // Refused before anything starts: the clean-up below must never remove a file that was not ours.
   if (existsSync(targetFile)) {
     return refused(new Error(`The snapshot target ${targetFile} already exists`))
@@ -46,7 +54,7 @@ export function startSnapshot({ sourceFile, targetFile, durable = true, signal }
   if (signal?.aborted) {
     return refused(signal.reason)
   }
-  const worker = runSqliteWorker({ kind: 'snapshot', sourceFile, targetFile, durable })
+  const worker = runSqliteWorker({ kind: 'snapshot', sourceFile, targetFile, durable }, onCopying)
   let discarding: Promise<void> | undefined
   const discard = () => {
     discarding ??= (async () => {

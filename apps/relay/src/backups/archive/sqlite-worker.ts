@@ -11,6 +11,7 @@ export type SqliteTask =
   | { kind: 'check'; targetFile: string }
 
 type WorkerMessage =
+  | { type: 'copying' }
   | { type: 'copied' }
   | { type: 'checked'; problems: string[] }
   | { type: 'failed'; message: string; code?: string }
@@ -44,6 +45,9 @@ try {
       // VACUUM INTO writes the copy with this connection's synchronous setting; a copy that is packed and
       // removed right away is not worth an fsync.
       if (!task.durable) source.pragma('synchronous = OFF')
+      // VACUUM INTO accepts an empty target: made here, the copy is on disk from the moment it is announced.
+      require('node:fs').writeFileSync(task.targetFile, '', { flag: 'wx' })
+      parentPort.postMessage({ type: 'copying' })
       source.prepare('vacuum into ?').run(task.targetFile)
     } finally {
       source.close()
@@ -64,8 +68,11 @@ try {
 }
 `
 
-/** Runs `task` on a connection of its own in a worker thread. */
-export function runSqliteWorker(task: SqliteTask): SqliteWorkerRun {
+/**
+ * Runs `task` on a connection of its own in a worker thread. A snapshot calls `onCopying` once the source
+ * is open and the copy starts.
+ */
+export function runSqliteWorker(task: SqliteTask, onCopying?: () => void): SqliteWorkerRun {
   const worker = new Worker(workerSource, { eval: true, workerData: { driver, task } })
   const copied = deferred()
   const checked = deferred()
@@ -79,6 +86,9 @@ export function runSqliteWorker(task: SqliteTask): SqliteWorkerRun {
   }
   worker.on('message', (message: WorkerMessage) => {
     switch (message.type) {
+      case 'copying':
+        onCopying?.()
+        break
       case 'copied':
         copied.resolve()
         break

@@ -151,12 +151,16 @@ describe('ZIP writer', () => {
     const handle = await open(path.join(dir.path, 'test.zip'), 'w')
     const zip = createZipWriter(handle, { level: 6, concurrency: 2, chunkBytes: 1024 })
     const source = bufferSource(Buffer.from('a'))
-    const slow: ChunkSource = {
-      read: (buffer) => new Promise((resolve) => setTimeout(() => resolve(source.read(buffer)), 20)),
-    }
-    const first = zip.addEntry('relay.db', slow, { mtime: new Date(), expectedSize: 1 })
+    // The first entry's reads wait until the second was refused: it is being written the whole time.
+    let unblock = () => {}
+    const blocked = new Promise<void>((resolve) => {
+      unblock = resolve
+    })
+    const held: ChunkSource = { read: (buffer) => blocked.then(() => source.read(buffer)) }
+    const first = zip.addEntry('relay.db', held, { mtime: new Date(), expectedSize: 1 })
     const second = zip.addEntry('identity.json', bufferSource(Buffer.from('b')), { mtime: new Date(), expectedSize: 1 })
     await expect(second).rejects.toThrow(/one at a time/)
+    unblock()
     await first
     await handle.close()
   })

@@ -19,16 +19,21 @@ const clientOptions: IClientOptions = {
 /**
  * Subscribes to `topics` (wildcards allowed) and keeps the latest message of each concrete topic.
  * A fetch reports the topics heard from within the last three poll intervals, so a topic that stops
- * publishing is lost; it throws while the broker is not connected.
+ * publishing is lost; it throws while the broker is not connected. `now` is a monotonic clock in ms.
  */
-export function mqttCollector(settings: Record<string, unknown>, pollRateMs: number, reach: Reach): CollectorDriver {
+export function mqttCollector(
+  settings: Record<string, unknown>,
+  pollRateMs: number,
+  reach: Reach,
+  now: () => number = () => performance.now(),
+): CollectorDriver {
   const topics = Array.isArray(settings.topics) ? settings.topics.map(String) : []
   const latest = new Map<string, { receivedAt: number; readings: Reading[] }>()
   const maxAge = freshIntervals * pollRateMs
 
-  const forgetStale = (now: number) => {
+  const forgetStale = (at: number) => {
     for (const [topic, entry] of latest) {
-      if (now - entry.receivedAt > maxAge) {
+      if (at - entry.receivedAt > maxAge) {
         latest.delete(topic)
       }
     }
@@ -46,9 +51,9 @@ export function mqttCollector(settings: Record<string, unknown>, pollRateMs: num
       }
     },
     onMessage(topic, payload) {
-      const now = performance.now()
+      const receivedAt = now()
       if (!latest.has(topic) && latest.size >= maxTopics) {
-        forgetStale(now)
+        forgetStale(receivedAt)
         if (latest.size >= maxTopics) {
           return
         }
@@ -56,7 +61,7 @@ export function mqttCollector(settings: Record<string, unknown>, pollRateMs: num
       latest.delete(topic)
       // An empty message is how MQTT clears a retained value: the topic no longer reports anything.
       if (payload.length > 0) {
-        latest.set(topic, { receivedAt: now, readings: readingsOf(topic, payload) })
+        latest.set(topic, { receivedAt, readings: readingsOf(topic, payload) })
       }
     },
   })
@@ -64,7 +69,7 @@ export function mqttCollector(settings: Record<string, unknown>, pollRateMs: num
   return {
     async fetch(signal) {
       await connection.ready(signal)
-      forgetStale(performance.now())
+      forgetStale(now())
       return [...latest.values()].flatMap((entry) => entry.readings).slice(0, sourceLimits.sensorsPerCollector)
     },
     close: () => connection.close(),
