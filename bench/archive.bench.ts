@@ -7,8 +7,9 @@ import { backupQuota, MB, type UploadGrant } from '@relay/contracts'
 import { defaultPacking } from '../apps/relay/src/backups/archive/create-archive.ts'
 import { compileArchiveChild } from './lib/archive-build.ts'
 import type { ArchiveChildCloud, ArchiveChildResult } from './lib/archive-child.ts'
-import type { Benchmark, Figure } from './lib/benchmark.ts'
+import type { Benchmark, Figure, Reference } from './lib/benchmark.ts'
 import { type BenchCloud, startCloud } from './lib/cloud.ts'
+import { range, roundedParts } from './lib/compare.ts'
 import { seedReadings } from './lib/seed-readings.ts'
 import { median } from './lib/throughput.ts'
 
@@ -57,10 +58,14 @@ type Sample = {
   peakRssMb?: number
 }
 
+/** The zip levels of the native pipeline: 3, the level of our archive, and 6, zip's default. */
+const zipLevels = [3, 6] as const
+type ZipLevel = (typeof zipLevels)[number]
+
 /**
  * A whole cloud backup of a 200 MB database of sensor readings, to a real cloud on its embedded object
  * store: ours (the relay's archive module, request-upload, its streamed uploadFile and complete-upload,
- * on plain Node in a child process) beside the native pipeline (`sqlite3 .backup`, `zip -6`,
+ * on plain Node in a child process) beside the native pipeline (`sqlite3 .backup`, `zip -3` or `zip -6`,
  * `sha256sum` and `curl` for the same three requests) and beside `restic backup` into a fresh local
  * repository, which has no upload.
  */
@@ -147,14 +152,14 @@ export const benchmark: Benchmark = {
         ],
         finish: deleteBackup,
       }
-      const native: Contender = {
-        name: 'sqlite3 + zip -6 + curl',
+      const nativePipeline = (level: ZipLevel): Contender => ({
+        name: `sqlite3 + zip -${level} + curl`,
         prepare: signUp,
         steps: [
           timed('sqlite3 .backup', (round) => ['sqlite3', [round.databaseFile, `.backup '${copyOf(round)}'`]]),
-          timed('zip -6', (round) => {
+          timed(`zip -${level}`, (round) => {
             round.archiveFile = path.join(round.dir, 'backup.zip')
-            return ['zip', ['-6', '-q', '-j', round.archiveFile, copyOf(round)]]
+            return ['zip', [`-${level}`, '-q', '-j', round.archiveFile, copyOf(round)]]
           }),
           timed(
             'sha256sum',
@@ -193,7 +198,8 @@ export const benchmark: Benchmark = {
           ),
         ],
         finish: deleteBackup,
-      }
+      })
+      const natives = { 3: nativePipeline(3), 6: nativePipeline(6) } satisfies Record<ZipLevel, Contender>
       const restic: Contender = {
         name: 'restic',
         async prepare(round) {
@@ -208,7 +214,7 @@ export const benchmark: Benchmark = {
           ),
         ],
       }
-      const contenders = [ours, native, restic]
+      const contenders = [ours, natives[3], natives[6], restic]
 
       const samples = new Map<Contender, Sample[]>(contenders.map((contender) => [contender, []]))
       for (let index = 0; index < rounds; index++) {
@@ -226,7 +232,7 @@ export const benchmark: Benchmark = {
           )
         }
       }
-      return figures(samples, { ours, native, restic }, { rows, databaseBytes: statSync(databaseFile).size })
+      return figures(samples, { ours, natives, restic }, { rows, databaseBytes: statSync(databaseFile).size })
     } finally {
       await cloud?.close()
       rmSync(work, { recursive: true, force: true })
@@ -304,24 +310,29 @@ function curlPost(round: Round, urlPath: string, body: unknown): [string, string
 
 function figures(
   samples: Map<Contender, Sample[]>,
-  { ours, native, restic }: Record<'ours' | 'native' | 'restic', Contender>,
+  { ours, natives, restic }: { ours: Contender; natives: Record<ZipLevel, Contender>; restic: Contender },
   database: { rows: number; databaseBytes: number },
 ): Figure[] {
   const of = (contender: Contender) => samples.get(contender) ?? []
-  const seconds = (contender: Contender) => median(of(contender).map((sample) => sample.totalMs)) / 1000
+  // With an odd number of rounds the median total is one round's, so its steps add up to it.
+  const medianRound = (contender: Contender) => {
+    const sorted = [...of(contender)].sort((a, b) => a.totalMs - b.totalMs)
+    return sorted[(sorted.length - 1) / 2] as Sample
+  }
+  const seconds = (contender: Contender) => medianRound(contender).totalMs / 1000
   const megabytes = (contender: Contender) => median(of(contender).map((sample) => sample.archiveBytes)) / MB
-  const range = (values: number[], digits: number, unit: string) =>
-    `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)} ${unit}`
   const timeRange = (contender: Contender) =>
-    range(
-      of(contender).map((sample) => sample.totalMs / 1000),
+    `${range(of(contender).map((sample) => sample.totalMs / 1000))} s over the ${rounds} rounds`
+  const stepsOf = (contender: Contender) => {
+    const { steps, totalMs } = medianRound(contender)
+    const seconds = roundedParts(
+      Object.values(steps).map((ms) => ms / 1000),
       2,
-      's',
     )
-  const stepMedians = (contender: Contender) =>
-    Object.keys(of(contender)[0]?.steps ?? {})
-      .map((step) => `${step} ${(median(of(contender).map((sample) => sample.steps[step] ?? 0)) / 1000).toFixed(2)} s`)
-      .join(' + ')
+    const parts = Object.keys(steps).map((step, index) => `${step} ${seconds[index]} s`)
+    const sum = parts.length > 1 ? ` = ${(totalMs / 1000).toFixed(2)} s` : ''
+    return `${parts.join(' + ')}${sum} (median round; ${timeRange(contender)})`
+  }
   const peakOf = (contender: Contender) => Math.max(...of(contender).map((sample) => sample.peakRssMb ?? 0))
   const children = of(ours).flatMap((sample) => (sample.child ? [sample.child] : []))
   const childPeaks = children.map((child) => child.peakRssMb)
@@ -333,65 +344,86 @@ function figures(
     .join(', ')
   const setting =
     `${database.rows.toLocaleString('en')} readings, ${(database.databaseBytes / MB).toFixed(0)} MB file; ` +
-    `median of ${rounds} rotating rounds, a fresh cloud user each; cloud on PGlite with its embedded object store ` +
-    `in the bench process, SHA-256 pinned on both uploads`
+    `${rounds} rotating rounds each, a fresh cloud user each; cloud on PGlite with its embedded object store ` +
+    'in the bench process, SHA-256 pinned on both uploads'
   const oursSteps =
-    `ours: ${stepMedians(ours)} (${timeRange(ours)}), zlib level ${defaultPacking.level} on ` +
-    `${defaultPacking.concurrency - 1} cores, plain Node in a child process, its own clock`
+    `ours: ${stepsOf(ours)}, zlib level ${defaultPacking.level} on ${defaultPacking.concurrency - 1} cores, ` +
+    'plain Node in a child process, its own clock'
   const endToEnd = 'backup end-to-end time (200 MB database: snapshot + zip + upload + confirm)'
-  return [
-    {
-      figure: `${endToEnd}, peer sqlite3 .backup + zip -6 + curl -T`,
+  const pipelineOf = (level: ZipLevel): Reference => ({
+    kind: 'peer',
+    name: `sqlite3 .backup + zip -${level} + sha256sum + curl request-upload + curl -T + curl complete-upload`,
+  })
+  const pipelineRows = zipLevels.map(
+    (level): Figure => ({
+      figure: `${endToEnd}, vs sqlite3 .backup + zip -${level} + curl -T`,
       ours: seconds(ours),
-      peer: seconds(native),
+      reference: seconds(natives[level]),
+      comparedWith: pipelineOf(level),
       unit: 's',
       peakRssMb,
       notes:
-        `peer: ${stepMedians(native)} (${timeRange(native)}), each step a process, the POSTs by curl too; ` +
+        `${stepsOf(natives[level])}, each step a process timed from spawn to exit` +
+        `${level === defaultPacking.level ? ', the same deflate level as ours' : ", zip's default level"}; ` +
         `${oursSteps}; ${setting}`,
-    },
-    {
-      figure: `${endToEnd}, peer restic backup`,
-      ours: seconds(ours),
-      peer: seconds(restic),
-      unit: 's',
-      peakRssMb,
-      notes:
-        `peer: restic backup into a fresh local repository, no upload, init not timed (${timeRange(restic)}); ` +
-        `${oursSteps}; ${setting}`,
-    },
-    {
-      figure: 'backup archive size (200 MB database)',
+    }),
+  )
+  const sizeRows = zipLevels.map(
+    (level): Figure => ({
+      figure: `backup archive size (200 MB database), vs zip -${level}`,
       ours: megabytes(ours),
-      peer: megabytes(native),
+      reference: megabytes(natives[level]),
+      comparedWith: { kind: 'peer', name: `zip -${level} of the sqlite3 .backup copy` },
       unit: 'MB',
       peakRssMb,
       notes:
-        `peer: zip -6 of the sqlite3 .backup copy; restic repository ${megabytes(restic).toFixed(1)} MB; ` +
-        `quota ${backupQuota.maxBackupBytes / MB} MB per backup`,
+        `ours holds the database, the key file, identity.json and a manifest, zlib level ${defaultPacking.level}; ` +
+        `${zipLevels
+          .filter((other) => other !== level)
+          .map((other) => `zip -${other} ${megabytes(natives[other]).toFixed(2)} MB`)
+          .join(', ')}; ` +
+        `restic repository ${megabytes(restic).toFixed(2)} MB; quota ${backupQuota.maxBackupBytes / MB} MB per backup`,
+    }),
+  )
+  return [
+    ...pipelineRows,
+    {
+      figure: `${endToEnd}, vs restic backup`,
+      ours: seconds(ours),
+      reference: seconds(restic),
+      comparedWith: { kind: 'peer', name: 'restic backup into a fresh local repository, no upload, init not timed' },
+      unit: 's',
+      peakRssMb,
+      notes: `${stepsOf(restic)}; ${oursSteps}; ${setting}`,
     },
+    ...sizeRows,
     {
       figure: 'backup peak RSS (200 MB database, end-to-end)',
       ours: peakRssMb,
-      peer: peakOf(native),
+      reference: peakOf(natives[3]),
+      comparedWith: {
+        kind: 'peer',
+        name: 'the largest maxRSS of any one process of the zip -3 pipeline (GNU time)',
+      },
       unit: 'MB',
       peakRssMb,
       notes:
         `the budget is 150 MB whatever the database size; ours: the child's peak RSS (VmHWM) over the whole ` +
-        `backup, largest of ${rounds} rounds (${range(childPeaks, 0, 'MB')}), ${baselineRssMb.toFixed(0)} MB of it ` +
-        `Node with the modules and fetch loaded; peer: the largest maxRSS of any one of its processes (GNU time); ` +
+        `backup, largest of ${rounds} rounds (${range(childPeaks)} MB), ${baselineRssMb.toFixed(0)} MB of it ` +
+        `Node with the modules and fetch loaded; zip -6 pipeline ${peakOf(natives[6]).toFixed(0)} MB; ` +
         `restic backup ${peakOf(restic).toFixed(0)} MB`,
     },
     {
       figure: 'backup longest event-loop delay (200 MB database, end-to-end)',
       ours: median(delays),
-      peer: 0,
+      reference: null,
+      comparedWith: { kind: 'none', name: 'the budget of 50 ms' },
       unit: 'ms',
       peakRssMb,
       notes:
-        `no peer (the budget is 50 ms); each round's longest delay (monitorEventLoopDelay in the child, ` +
-        `5 ms resolution) from the snapshot to the confirmed upload, median of ${rounds} ` +
-        `(${range(delays, 1, 'ms')}); each step's longest, median: ${stepDelayMedians}`,
+        `each round's longest delay (monitorEventLoopDelay in the child, 5 ms resolution) from the snapshot to ` +
+        `the confirmed upload, median of ${rounds} (${range(delays)} ms); each step's longest, median: ` +
+        stepDelayMedians,
     },
   ]
 }

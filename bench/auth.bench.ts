@@ -6,7 +6,7 @@ import { bearerPrincipal } from '../apps/cloud/src/auth/guard.ts'
 import { createTokenVerifier, mintAccessToken } from '../apps/cloud/src/auth/tokens.ts'
 import { loadConfig } from '../apps/cloud/src/config.ts'
 import type { Benchmark, Figure } from './lib/benchmark.ts'
-import { compareWithPeer } from './lib/compare.ts'
+import { compareWithReference } from './lib/compare.ts'
 import { listenLocal } from './lib/servers.ts'
 
 /**
@@ -43,13 +43,16 @@ export const benchmark: Benchmark = {
         ['guarded no-op (verified-token cache)', '/bench/guarded'],
         ['guarded no-op (signature every request)', '/bench/guarded-uncached'],
       ] as const) {
-        const rows = await compareWithPeer(
+        const rows = await compareWithReference(
           {
             label,
             figures: { throughput: `${label} req/s`, latency: `${label} p99 latency` },
             ours: { url: `${base}${route}`, headers: authorization },
-            peer: open,
-            peerName: 'the same no-op route without the guard, same app, same Authorization header',
+            reference: open,
+            comparedWith: {
+              kind: 'peer',
+              name: 'the same no-op route without the guard, same app, same Authorization header',
+            },
           },
           settings,
         )

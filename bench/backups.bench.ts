@@ -9,10 +9,10 @@ import { createApp } from '../apps/cloud/src/app.ts'
 import { mintAccessToken } from '../apps/cloud/src/auth/tokens.ts'
 import { loadConfig } from '../apps/cloud/src/config.ts'
 import { freePort } from '../packages/testkit/src/http-browser.ts'
-import type { Benchmark, BenchSettings, Figure } from './lib/benchmark.ts'
-import { compareWithPeer } from './lib/compare.ts'
+import { type Benchmark, type BenchSettings, bareRoute, type Figure } from './lib/benchmark.ts'
+import { compareWithReference, range } from './lib/compare.ts'
 import { startMemorySampler } from './lib/memory.ts'
-import { createBarePeer, listenLocal } from './lib/servers.ts'
+import { createBareRoutes, listenLocal } from './lib/servers.ts'
 import { median } from './lib/throughput.ts'
 
 const uploadBytes = 5 * 1024 * 1024
@@ -26,8 +26,8 @@ export const benchmark: Benchmark = {
   name: 'backups',
   async run(settings) {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'cloud-bench-backups-'))
-    const peerDir = mkdtempSync(path.join(os.tmpdir(), 'cloud-bench-peer-'))
-    const bare = createBarePeer()
+    const bareDir = mkdtempSync(path.join(os.tmpdir(), 'cloud-bench-bare-put-'))
+    const bare = createBareRoutes()
     // Presigned URLs and the issuer name the public URL, so the port is chosen before the app starts.
     const port = await freePort()
     const app = await createApp(
@@ -49,50 +49,50 @@ export const benchmark: Benchmark = {
       const auth = { authorization: `Bearer ${token}` }
 
       const figures: Figure[] = []
-      const peerUrl = `${await listenLocal(bare)}/bare`
-      const status = await compareWithPeer(
+      const bareUrl = `${await listenLocal(bare)}/bare`
+      const status = await compareWithReference(
         {
           label: 'backup status (cached license)',
           figures: { throughput: 'backup status req/s (cached license)', latency: 'backup status p99 latency' },
           ours: { url: `${base}/cloud-backups/status`, headers: auth },
-          peer: peerUrl,
-          peerName: 'bare Fastify route',
+          reference: bareUrl,
+          comparedWith: bareRoute,
         },
         settings,
       )
       figures.push(
         ...status.map((row) => ({ ...row, notes: `${row.notes}; one user polling on 10 connections, PGlite` })),
       )
-      figures.push(await roundTrips(base, auth, peerDir, settings))
+      figures.push(await roundTrips(base, auth, bareDir, settings))
       return figures
     } finally {
       await app.close()
       await bare.close()
       rmSync(dataDir, { recursive: true, force: true })
-      rmSync(peerDir, { recursive: true, force: true })
+      rmSync(bareDir, { recursive: true, force: true })
     }
   },
 }
 
-/** request-upload + 5 MB PUT + complete-upload, one after another, against a bare 5 MB PUT to disk. */
+/** request-upload + 5 MB PUT + complete-upload, one after another, beside a bare 5 MB PUT to disk (the ceiling). */
 async function roundTrips(
   base: string,
   auth: Record<string, string>,
-  peerDir: string,
+  bareDir: string,
   settings: BenchSettings,
 ): Promise<Figure> {
   const body = randomBytes(uploadBytes)
   const sha256 = createHash('sha256').update(body).digest('hex')
   const json = { ...auth, 'content-type': 'application/json' }
   let files = 0
-  const peer = createServer((req, res) => {
-    pipeline(req, createWriteStream(path.join(peerDir, `f${files++}`))).then(
+  const barePut = createServer((req, res) => {
+    pipeline(req, createWriteStream(path.join(bareDir, `f${files++}`))).then(
       () => res.end(),
       () => res.writeHead(500).end(),
     )
   })
-  await new Promise<void>((resolve) => peer.listen(0, '127.0.0.1', resolve))
-  const peerUrl = `http://127.0.0.1:${(peer.address() as { port: number }).port}/`
+  await new Promise<void>((resolve) => barePut.listen(0, '127.0.0.1', resolve))
+  const barePutUrl = `http://127.0.0.1:${(barePut.address() as { port: number }).port}/`
 
   const ours = async () => {
     const grant = (await (
@@ -121,17 +121,17 @@ async function roundTrips(
   }
   const cleanUp = (backupId: string) => fetch(`${base}/cloud-backups/${backupId}`, { method: 'DELETE', headers: auth })
   const bare = async () => {
-    const put = await fetch(peerUrl, { method: 'PUT', body })
+    const put = await fetch(barePutUrl, { method: 'PUT', body })
     if (put.status !== 200) {
-      throw new Error(`peer PUT failed: ${put.status}`)
+      throw new Error(`bare PUT failed: ${put.status}`)
     }
   }
 
   const sampler = startMemorySampler()
-  const rates = { ours: [] as number[], peer: [] as number[] }
+  const rates = { ours: [] as number[], ceiling: [] as number[] }
   try {
     for (let round = 0; round < 3; round++) {
-      for (const side of round % 2 ? (['ours', 'peer'] as const) : (['peer', 'ours'] as const)) {
+      for (const side of round % 2 ? (['ours', 'ceiling'] as const) : (['ceiling', 'ours'] as const)) {
         let count = 0
         let busy = 0
         const end = performance.now() + settings.durationSeconds * 1000
@@ -152,16 +152,17 @@ async function roundTrips(
       }
     }
   } finally {
-    await new Promise((resolve) => peer.close(resolve))
+    await new Promise((resolve) => barePut.close(resolve))
   }
   return {
     figure: 'backup round trips/s (request-upload + 5 MB PUT + complete-upload)',
     ours: median(rates.ours),
-    peer: median(rates.peer),
+    reference: median(rates.ceiling),
+    comparedWith: { kind: 'ceiling', name: 'the same 5 MB PUT alone to a bare Node server streaming it to disk' },
     unit: 'trips/s',
     peakRssMb: sampler.stop(),
     notes:
-      'peer: the same 5 MB PUT to a bare Node server streaming it to disk; one client, one trip at a time, ' +
-      'SHA-256 pinned and verified by the embedded store; deletes between trips not timed; median of 3 alternating rounds',
+      'one client, one trip at a time, SHA-256 pinned and verified by the embedded store; deletes between trips ' +
+      `not timed; median of 3 alternating rounds (ours ${range(rates.ours)}, ceiling ${range(rates.ceiling)})`,
   }
 }

@@ -7,12 +7,12 @@ import type { Clock } from '@relay/server-kit'
 import { createApp as createRelayApp, type RelayApp } from '../apps/relay/src/app.ts'
 import { loadConfig as loadRelayConfig } from '../apps/relay/src/config.ts'
 import { openDatabase } from '../apps/relay/src/db/database.ts'
-import * as repo from '../apps/relay/src/sources/repo.ts'
-import type { Benchmark, BenchSettings, Figure } from './lib/benchmark.ts'
-import { compareWithPeer } from './lib/compare.ts'
+import { type Benchmark, type BenchSettings, bareRoute, type Figure } from './lib/benchmark.ts'
+import { compareWithReference, range } from './lib/compare.ts'
 import { startMemorySampler } from './lib/memory.ts'
+import { createQueryTimer, type QueryTimer, type TimedCall } from './lib/query-timer.ts'
 import { seedCollectors, spreadLastSent } from './lib/seed-sources.ts'
-import { createBarePeer, listenLocal } from './lib/servers.ts'
+import { createBareRoutes, listenLocal } from './lib/servers.ts'
 import { median } from './lib/throughput.ts'
 
 const seededCollectors = 10_000
@@ -40,25 +40,31 @@ function withNote(figures: Figure[], note: string): Figure[] {
 
 type TempRelay = { relay: RelayApp; dataDir: string; close(): Promise<void> }
 
-async function createTempRelay(clock?: Clock): Promise<TempRelay> {
+/** A relay on a temp folder; with a query timer, every statement of its database is timed. */
+async function createTempRelay(options: { clock?: Clock; queryTimer?: QueryTimer } = {}): Promise<TempRelay> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'relay-bench-data-'))
   const webDir = mkdtempSync(path.join(os.tmpdir(), 'relay-bench-web-'))
   const removeTempDirs = () => {
     rmSync(dataDir, { recursive: true, force: true })
     rmSync(webDir, { recursive: true, force: true })
   }
+  const opened = openDatabase(dataDir)
   try {
     const config = loadRelayConfig({ RELAY_DATA_DIR: dataDir, LOG_LEVEL: 'silent', RELAY_WEB_DIR: webDir })
-    const relay = await createRelayApp(config, clock ? { clock } : {})
+    const database = options.queryTimer?.wrap(opened) ?? opened
+    const relay = await createRelayApp(config, { database, ...(options.clock ? { clock: options.clock } : {}) })
     return {
       relay,
       dataDir,
       async close() {
+        // The app does not close a database it was given.
         await relay.close()
+        await opened.close()
         removeTempDirs()
       },
     }
   } catch (err) {
+    await opened.close()
     removeTempDirs()
     throw err
   }
@@ -78,20 +84,6 @@ async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T 
   }
 }
 
-/** Median wall time of `task` over `times` runs, after a few discarded ones. */
-async function medianMs(times: number, task: () => Promise<unknown>): Promise<number> {
-  for (let i = 0; i < 3; i++) {
-    await task()
-  }
-  const samples: number[] = []
-  for (let i = 0; i < times; i++) {
-    const started = performance.now()
-    await task()
-    samples.push(performance.now() - started)
-  }
-  return median(samples)
-}
-
 async function fetchBody(url: string): Promise<ArrayBuffer> {
   const response = await fetch(url)
   if (!response.ok) {
@@ -107,26 +99,49 @@ function expectEqual(what: string, actual: unknown, expected: unknown): void {
 }
 
 /**
- * Where one request's time goes when nothing else runs: over HTTP (routing, schema serialisation,
- * the socket) beside the service call alone and the row query alone, on a second connection.
+ * Where one request's time goes when nothing else runs: a request over HTTP (routing, schema
+ * serialisation, the socket), then the service call alone, each with the SQL it ran timed inside the
+ * same call, so every part is a part of the whole beside it. The two kinds alternate after a few
+ * discarded calls; medians of `calls`.
  */
-async function describeUnloaded(url: string, service: () => Promise<unknown>, query: () => Promise<unknown>) {
+async function describeUnloaded(url: string, service: () => Promise<unknown>, timer: QueryTimer, calls = 30) {
   const bytes = (await fetchBody(url)).byteLength
-  const http = await medianMs(30, () => fetchBody(url))
-  const call = await medianMs(30, service)
-  const rows = await medianMs(30, query)
+  const overHttp = () => timer.time(() => fetchBody(url))
+  const alone = () => timer.time(service)
+  for (let i = 0; i < 3; i++) {
+    await overHttp()
+    await alone()
+  }
+  const samples = { http: [] as TimedCall[], service: [] as TimedCall[] }
+  for (let i = 0; i < calls; i++) {
+    samples.http.push(await overHttp())
+    samples.service.push(await alone())
+  }
   const ms = (value: number) => `${value.toFixed(1)} ms`
-  return `reply ${(bytes / 1024).toFixed(0)} kB; one request alone ${ms(http)} over HTTP, ${ms(call)} in the service, ${ms(rows)} of it the row query`
+  const describe = (of: TimedCall[]) => {
+    const statements = of.map((sample) => sample.sql.statements)
+    const counted = Math.min(...statements) === Math.max(...statements) ? `${statements[0]}` : range(statements, 0)
+    if (of.some((sample) => sample.sql.ms > sample.ms)) {
+      throw new Error('the SQL of a call took longer than the call: the query timer is not timing that call')
+    }
+    const sql = median(of.map((sample) => sample.sql.ms))
+    return `${ms(median(of.map((sample) => sample.ms)))}, ${ms(sql)} of it SQL (${counted} statement${counted === '1' ? '' : 's'})`
+  }
+  return (
+    `reply ${(bytes / 1024).toFixed(0)} kB; one call alone, median of ${calls}: over HTTP ${describe(samples.http)}; ` +
+    `the service call without HTTP ${describe(samples.service)}`
+  )
 }
 
 async function measureStats(settings: BenchSettings): Promise<Figure[]> {
   // Held still, so the mix of healthy, slow and silent streams cannot drift between rounds.
   const frozenNow = new Date()
   const clock: Clock = { now: () => frozenNow }
-  const peerApp = createBarePeer()
+  const bare = createBareRoutes()
+  const queryTimer = createQueryTimer()
   let temp: TempRelay | undefined
   try {
-    temp = await createTempRelay(clock)
+    temp = await createTempRelay({ clock, queryTimer })
     const { relay, dataDir } = temp
     const seedStarted = performance.now()
     // After createApp, which migrated the database; before listen, whose resume must find nothing to start.
@@ -135,7 +150,7 @@ async function measureStats(settings: BenchSettings): Promise<Figure[]> {
       `  seeded ${spaced(seededCollectors)} collectors in ${Math.round(performance.now() - seedStarted)} ms`,
     )
     const base = await listenLocal(relay)
-    const peerUrl = `${await listenLocal(peerApp)}/bare`
+    const bareUrl = `${await listenLocal(bare)}/bare`
     const { sources, runtime, virtualStreams } = relay.services
 
     const setupStarted = performance.now()
@@ -192,28 +207,21 @@ async function measureStats(settings: BenchSettings): Promise<Figure[]> {
     )
     expectEqual('running streams', runtime.runningStreamIds().length, runningStreams)
 
-    const query = openDatabase(dataDir)
-    let collectorsUnloaded: string
-    let streamsUnloaded: string
-    try {
-      collectorsUnloaded = await describeUnloaded(
-        `${base}/api/collectors/stats`,
-        () => sources.collectorStats(),
-        () => repo.listCollectors(query.db),
-      )
-      streamsUnloaded = await describeUnloaded(
-        `${base}/api/connections/streams/stats`,
-        () => sources.streamStats(),
-        () => repo.listStreams(query.db),
-      )
-    } finally {
-      await query.close()
-    }
+    const collectorsUnloaded = await describeUnloaded(
+      `${base}/api/collectors/stats`,
+      () => sources.collectorStats(),
+      queryTimer,
+    )
+    const streamsUnloaded = await describeUnloaded(
+      `${base}/api/connections/streams/stats`,
+      () => sources.streamStats(),
+      queryTimer,
+    )
     console.error(`  collectors stats: ${collectorsUnloaded}`)
     console.error(`  streams stats: ${streamsUnloaded}`)
 
     const collectorsName = `${spaced(seededCollectors)} collectors`
-    const collectors = await compareWithPeer(
+    const collectors = await compareWithReference(
       {
         label: 'collectors stats',
         figures: {
@@ -222,8 +230,8 @@ async function measureStats(settings: BenchSettings): Promise<Figure[]> {
           latency: `collectors stats p99 latency (${collectorsName})`,
         },
         ours: `${base}/api/collectors/stats`,
-        peer: peerUrl,
-        peerName: 'bare Fastify route',
+        reference: bareUrl,
+        comparedWith: bareRoute,
       },
       settings,
     )
@@ -235,7 +243,7 @@ async function measureStats(settings: BenchSettings): Promise<Figure[]> {
       `${collectorStats.collectors.details.length + collectorStats.sensors.details.length} issues listed; ${collectorsUnloaded}`
 
     const streamsName = `${spaced(runningStreams)} running streams`
-    const streamFigures = await compareWithPeer(
+    const streamFigures = await compareWithReference(
       {
         label: 'streams stats',
         figures: {
@@ -244,8 +252,8 @@ async function measureStats(settings: BenchSettings): Promise<Figure[]> {
           latency: `streams stats p99 latency (${streamsName})`,
         },
         ours: `${base}/api/connections/streams/stats`,
-        peer: peerUrl,
-        peerName: 'bare Fastify route',
+        reference: bareUrl,
+        comparedWith: bareRoute,
       },
       settings,
     )
@@ -255,7 +263,7 @@ async function measureStats(settings: BenchSettings): Promise<Figure[]> {
     return [...withNote(collectors, collectorsNote), ...withNote(streamFigures, streamsNote)]
   } finally {
     await temp?.close()
-    await peerApp.close()
+    await bare.close()
   }
 }
 
@@ -402,11 +410,11 @@ async function measureRuntimeCpu(settings: BenchSettings): Promise<Figure[]> {
     await temp.relay.ready()
     const bench = await createRuntimeBench(temp.relay)
     const sampler = startMemorySampler()
-    const runs = { ours: [] as CpuSample[], peer: [] as CpuSample[] }
+    const runs = { ours: [] as CpuSample[], idle: [] as CpuSample[] }
     let peakRssMb = 0
     try {
       for (let round = 0; round < cpuRounds; round++) {
-        const order = round % 2 === 0 ? (['peer', 'ours'] as const) : (['ours', 'peer'] as const)
+        const order = round % 2 === 0 ? (['idle', 'ours'] as const) : (['ours', 'idle'] as const)
         for (const side of order) {
           const sample = await measureCpu(bench, side === 'ours', seconds)
           runs[side].push(sample)
@@ -421,19 +429,22 @@ async function measureRuntimeCpu(settings: BenchSettings): Promise<Figure[]> {
       }
     }
     const percents = (side: CpuSample[]) => side.map((sample) => sample.percent)
-    const range = (values: number[]) => `${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}`
     const sendRate = median(runs.ours.map((sample) => sample.sends / sample.seconds))
     return [
       {
         figure: `runtime CPU % of one core (${runtimePairs} collectors + ${runtimePairs} streams at ${runtimeRateMs / 1000} s)`,
         ours: median(percents(runs.ours)),
-        peer: median(percents(runs.peer)),
+        reference: median(percents(runs.idle)),
+        comparedWith: {
+          kind: 'peer',
+          name: `the same relay with its ${runtimePairs} junctions stopped (its idle CPU)`,
+        },
         unit: '% CPU',
         peakRssMb,
         notes:
-          `peer: the same relay with its ${runtimePairs} junctions stopped; process.cpuUsage over ${seconds} s after ` +
-          `${settleMs / 1000} s settling, median of ${cpuRounds} alternating rounds (ours ${range(percents(runs.ours))}, ` +
-          `peer ${range(percents(runs.peer))}); Virtual collectors of ${runtimeSensors} sensors, one per junction to ` +
+          `process.cpuUsage over ${seconds} s after ${settleMs / 1000} s settling, median of ${cpuRounds} alternating ` +
+          `rounds (ours ${range(percents(runs.ours))}, peer ${range(percents(runs.idle))}); ` +
+          `Virtual collectors of ${runtimeSensors} sensors, one per junction to ` +
           `one Virtual stream; ${sendRate.toFixed(0)} payloads/s sent, every stream and collector checked to advance`,
       },
     ]

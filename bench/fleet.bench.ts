@@ -21,7 +21,7 @@ import {
 } from '../apps/cloud/test/fleet.ts'
 import { freePort } from '../packages/testkit/src/http-browser.ts'
 import { createDatabase, dropDatabase, uniqueDatabaseName } from '../packages/testkit/src/postgres.ts'
-import type { Benchmark, BenchSettings, Figure } from './lib/benchmark.ts'
+import type { Benchmark, BenchSettings, Figure, Reference } from './lib/benchmark.ts'
 import {
   expectNoFailures,
   measureUsers,
@@ -271,6 +271,7 @@ function rows(
     const a = measured[ours]
     const b = measured[peer]
     const versus = `${describeDeployment[ours]} vs ${describeDeployment[peer]}`
+    const comparedWith: Reference = { kind: 'peer', name: `the same users on ${describeDeployment[peer]}` }
     const overall =
       ours === 'pg3'
         ? `; PGlite → 3 PG ${ratio(a.result.operationsPerSecond, measured.pglite.result.operationsPerSecond)}× ${unit}; ` +
@@ -279,13 +280,15 @@ function rows(
         : '; PGlite without Redis, 1 PG with Redis (rate-limit bucket and license cache: Redis round trips per request)'
     const notes =
       `${userLabel}${users > 1 ? ', each its own token' : ''}, one request at a time: ${op}; ` +
-      `ours ${a.result.operations} ops / ${a.result.requests} requests, peer ${b.result.operations} / ${b.result.requests}; ` +
+      `ours ${a.result.operations} ops / ${a.result.requests} requests, peer ${b.result.operations} / ${b.result.requests}` +
+      `${work === 'cycle' ? ' (4 requests a cycle, the delete included)' : ''}; ` +
       `peak RSS is the cloud processes', summed: peer ${b.peakRssMb.toFixed(0)} MB; one round each, ${ran}${overall}`
     figures.push(
       {
         figure: `${what} ${unit} (${userLabel}), ${versus}`,
         ours: a.result.operationsPerSecond,
-        peer: b.result.operationsPerSecond,
+        reference: b.result.operationsPerSecond,
+        comparedWith,
         unit,
         peakRssMb: a.peakRssMb,
         notes,
@@ -293,7 +296,8 @@ function rows(
       {
         figure: `${what} p50 latency (${userLabel}), ${versus}`,
         ours: a.result.p50Ms,
-        peer: b.result.p50Ms,
+        reference: b.result.p50Ms,
+        comparedWith,
         unit: 'ms',
         peakRssMb: a.peakRssMb,
         notes,
@@ -301,7 +305,8 @@ function rows(
       {
         figure: `${what} p99 latency (${userLabel}), ${versus}`,
         ours: a.result.p99Ms,
-        peer: b.result.p99Ms,
+        reference: b.result.p99Ms,
+        comparedWith,
         unit: 'ms',
         peakRssMb: a.peakRssMb,
         notes,
@@ -361,13 +366,14 @@ async function connectionCut(fleet: Deployment, database: string, settings: Benc
     `${result.requests} requests, ${result.operations} cycles completed (${result.operationsPerSecond.toFixed(1)}/s), ` +
     `${unavailable} answered 503, ${other} other errors${otherKinds.length > 0 ? ` (${otherKinds.map(([k, v]) => `${k}: ${v}`).join(', ')})` : ''}; ` +
     `${window}; a user waits 1 s after a failed step; ${alive} of ${fleet.instances.length} instances alive after; ` +
-    'peer: none (the uncut run has no error); peak RSS: the three cloud processes, summed' +
+    'peak RSS: the three cloud processes, summed' +
     (result.failureSamples.length > 0 ? `; e.g. ${result.failureSamples[0]?.replace(/[|\n]/g, ' ')}` : '')
   console.error(`  connection cut: ${notes}`)
   const row = (figure: string, value: number, unit: string): Figure => ({
     figure,
     ours: value,
-    peer: 0,
+    reference: null,
+    comparedWith: { kind: 'none', name: 'the uncut runs above, which have no error' },
     unit,
     peakRssMb,
     notes,

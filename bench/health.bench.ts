@@ -5,9 +5,9 @@ import { createApp as createCloudApp } from '../apps/cloud/src/app.ts'
 import { loadConfig as loadCloudConfig } from '../apps/cloud/src/config.ts'
 import { createApp as createRelayApp } from '../apps/relay/src/app.ts'
 import { loadConfig as loadRelayConfig } from '../apps/relay/src/config.ts'
-import type { Benchmark, BenchSettings, Figure } from './lib/benchmark.ts'
-import { compareWithPeer } from './lib/compare.ts'
-import { createBarePeer, listenLocal } from './lib/servers.ts'
+import { type Benchmark, type BenchSettings, bareRoute, type Figure } from './lib/benchmark.ts'
+import { compareWithReference } from './lib/compare.ts'
+import { createBareRoutes, listenLocal } from './lib/servers.ts'
 
 type Started = { url: string; close(): Promise<void> }
 
@@ -59,12 +59,12 @@ async function startApp(create: () => Promise<App>, route: string, tempDirs: str
   }
 }
 
-async function measureTarget(target: Target, peerUrl: string, settings: BenchSettings): Promise<Figure[]> {
+async function measureTarget(target: Target, bareUrl: string, settings: BenchSettings): Promise<Figure[]> {
   const app = await target.start()
   try {
     const figures = { throughput: `${target.name} req/s`, latency: `${target.name} p99 latency` }
-    const comparison = { label: target.name, figures, ours: app.url, peer: peerUrl, peerName: 'bare Fastify route' }
-    return await compareWithPeer(comparison, settings)
+    const comparison = { label: target.name, figures, ours: app.url, reference: bareUrl, comparedWith: bareRoute }
+    return await compareWithReference(comparison, settings)
   } finally {
     await app.close()
   }
@@ -73,17 +73,17 @@ async function measureTarget(target: Target, peerUrl: string, settings: BenchSet
 export const benchmark: Benchmark = {
   name: 'health',
   async run(settings) {
-    const peerApp = createBarePeer()
+    const bare = createBareRoutes()
     try {
-      const peerUrl = `${await listenLocal(peerApp)}/bare`
+      const bareUrl = `${await listenLocal(bare)}/bare`
       // One target at a time, so each target's peak RSS does not include the other app.
       const figures: Figure[] = []
       for (const target of [relay, cloud]) {
-        figures.push(...(await measureTarget(target, peerUrl, settings)))
+        figures.push(...(await measureTarget(target, bareUrl, settings)))
       }
       return figures
     } finally {
-      await peerApp.close()
+      await bare.close()
     }
   },
 }

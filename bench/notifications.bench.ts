@@ -3,10 +3,10 @@ import os from 'node:os'
 import path from 'node:path'
 import { createApp as createRelayApp, type RelayApp } from '../apps/relay/src/app.ts'
 import { loadConfig as loadRelayConfig } from '../apps/relay/src/config.ts'
-import type { Benchmark, Figure } from './lib/benchmark.ts'
-import { compareWithPeer } from './lib/compare.ts'
+import { type Benchmark, bareRoute, type Figure } from './lib/benchmark.ts'
+import { compareWithReference } from './lib/compare.ts'
 import { seedNotifications } from './lib/seed-notifications.ts'
-import { createBarePeer, listenLocal } from './lib/servers.ts'
+import { createBareRoutes, listenLocal } from './lib/servers.ts'
 import type { RequestSpec } from './lib/throughput.ts'
 
 const stored = 100_000
@@ -55,7 +55,7 @@ export const benchmark: Benchmark = {
   async run(settings) {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'relay-bench-data-'))
     const webDir = mkdtempSync(path.join(os.tmpdir(), 'relay-bench-web-'))
-    const peerApp = createBarePeer()
+    const bare = createBareRoutes()
     let relay: RelayApp | undefined
     try {
       const config = loadRelayConfig({ RELAY_DATA_DIR: dataDir, LOG_LEVEL: 'silent', RELAY_WEB_DIR: webDir })
@@ -65,7 +65,7 @@ export const benchmark: Benchmark = {
       const { lastSeq } = await seedNotifications(dataDir, { stored, pending, now: new Date() })
       console.error(`  seeded ${spaced(stored)} notifications in ${Math.round(performance.now() - seedStarted)} ms`)
       const base = `${await listenLocal(relay)}/api/notifications`
-      const peerBase = `${await listenLocal(peerApp)}/bare`
+      const bareUrl = `${await listenLocal(bare)}/bare`
       await checkSeed(relay, lastSeq)
       const storedNote = `${spaced(await countStored(relay))} stored`
 
@@ -73,7 +73,7 @@ export const benchmark: Benchmark = {
       const firstPoll = `first poll: ${pageSize} of ${spaced(pending)} pending, ${spaced(stored)} stored`
       figures.push(
         ...withNote(
-          await compareWithPeer(
+          await compareWithReference(
             {
               label: 'pending first poll',
               figures: {
@@ -81,8 +81,8 @@ export const benchmark: Benchmark = {
                 latency: `notifications pending p99 latency (${firstPoll})`,
               },
               ours: `${base}/pending`,
-              peer: peerBase,
-              peerName: 'bare Fastify route',
+              reference: bareUrl,
+              comparedWith: bareRoute,
             },
             settings,
           ),
@@ -92,7 +92,7 @@ export const benchmark: Benchmark = {
       const steadyPoll = `steady poll: since=cursor, ${spaced(stored)} stored`
       figures.push(
         ...withNote(
-          await compareWithPeer(
+          await compareWithReference(
             {
               label: 'pending steady poll',
               figures: {
@@ -100,8 +100,8 @@ export const benchmark: Benchmark = {
                 latency: `notifications pending p99 latency (${steadyPoll})`,
               },
               ours: `${base}/pending?since=${lastSeq}`,
-              peer: peerBase,
-              peerName: 'bare Fastify route',
+              reference: bareUrl,
+              comparedWith: bareRoute,
             },
             settings,
           ),
@@ -109,13 +109,13 @@ export const benchmark: Benchmark = {
         ),
       )
       // Creates come last: they grow the table the polls above were measured against.
-      const creates = await compareWithPeer(
+      const creates = await compareWithReference(
         {
           label: 'create',
           figures: { throughput: 'notifications creates/s', latency: 'notifications create p99 latency' },
           ours: { url: base, ...createRequest },
-          peer: { url: peerBase, ...createRequest },
-          peerName: 'bare Fastify POST route parsing the same JSON body, answering 201',
+          reference: { url: bareUrl, ...createRequest },
+          comparedWith: { kind: 'ceiling', name: 'bare Fastify POST route parsing the same JSON body, answering 201' },
         },
         settings,
       )
@@ -124,7 +124,7 @@ export const benchmark: Benchmark = {
       return figures
     } finally {
       await relay?.close()
-      await peerApp.close()
+      await bare.close()
       rmSync(dataDir, { recursive: true, force: true })
       rmSync(webDir, { recursive: true, force: true })
     }

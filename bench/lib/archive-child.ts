@@ -61,7 +61,7 @@ const stepDone = (name: string) => {
 }
 
 const result = await archive.createBackupArchive({ ...options, createdAt: new Date(options.createdAt) })
-stepDone('snapshot + zip')
+stepDone('snapshot and zip')
 let backupId: string | undefined
 if (cloud && transfer) {
   const grant = await callCloud<UploadGrant>(cloud, '/cloud-backups/request-upload', {

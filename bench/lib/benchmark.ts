@@ -5,16 +5,31 @@ export type BenchSettings = Readonly<{
   connections: number
 }>
 
-/** One row of the report: our figure beside the peer's, measured in the same run. */
+/**
+ * What our figure is read against. A **peer** does the same work another way (restic, zip, the same relay
+ * with its junctions stopped, the same route without the guard): the ratio compares like with like. A
+ * **ceiling** does less than ours (a bare Fastify route answering a constant, a bare PUT server): no
+ * real endpoint reaches it, and the ratio says how much of the framework's upper bound is left. **none**:
+ * nothing was measured beside ours; the name says what to read it against (a budget).
+ */
+export type Reference = { kind: 'peer' | 'ceiling' | 'none'; name: string }
+
+/** One row of the report: our figure beside its reference's, measured in the same run. */
 export type Figure = {
   figure: string
   ours: number
-  peer: number
+  /** The reference's figure from the same run; null when `comparedWith.kind` is `none`. */
+  reference: number | null
+  comparedWith: Reference
   unit: string
   /** Highest resident set size of the whole bench process while this figure was measured. */
   peakRssMb: number
+  /** What the figure needs to be read; `toRow` puts "<kind>: <reference name>; " in front. */
   notes: string
 }
+
+/** The reference every HTTP figure of ours meets when it is measured beside a bare route. */
+export const bareRoute = { kind: 'ceiling', name: 'bare Fastify route' } as const satisfies Reference
 
 /** What a `*.bench.ts` file exports as `benchmark`. */
 export type Benchmark = {

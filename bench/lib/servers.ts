@@ -17,10 +17,11 @@ export async function listenLocal(app: Listenable): Promise<string> {
 }
 
 /**
- * The peer: bare Fastify 5 routes with no schema, hooks or logger. `GET /bare` answers a small JSON
- * object; `POST /bare` parses a JSON body (Fastify's default parser) and answers 201 with a small one.
+ * The ceiling: bare Fastify 5 routes with no schema, hooks or logger, doing none of the work ours does.
+ * `GET /bare` answers a small JSON object; `POST /bare` parses a JSON body (Fastify's default parser) and
+ * answers 201 with a small one.
  */
-export function createBarePeer() {
+export function createBareRoutes() {
   const app = Fastify({ logger: false })
   app.get('/bare', async () => ({ status: 'ok' }))
   app.post('/bare', async (_request, reply) => reply.code(201).send({ status: 'created' }))
