@@ -267,8 +267,8 @@ describe('relay cloud backups against the real cloud and its object store', () =
     await addCollector(relay.app, 'kept')
     // Somebody changes the stored object: one flipped byte in the middle.
     const objects = path.join(cloud.database.dataDir, 'objects')
-    const record = defined((await listBackups(relay.app))[0])
-    const stored = findObjectFile(objects, record.compressedSize)
+    const record = defined((await listBackups(relay.app)).find((listed) => listed.id === backup.backupId))
+    const stored = findObjectFile(objects, defined(record.sha256))
     const bytes = readFileSync(stored)
     const middle = Math.floor(bytes.length / 2)
     bytes.writeUInt8(bytes.readUInt8(middle) ^ 0xff, middle)
@@ -436,12 +436,14 @@ async function listBackupsOrNone(app: RelayApp): Promise<BackupRecord[]> {
 }
 
 /** The embedded store's file holding an object of `size` bytes. */
-function findObjectFile(folder: string, size: number): string {
+/** The stored object with these bytes: the store is shared by every relay of the suite, and archives of
+ * near-identical databases can have the same size. */
+function findObjectFile(folder: string, sha256: string): string {
   for (const entry of readdirSync(folder, { recursive: true, withFileTypes: true })) {
     const file = path.join(entry.parentPath, entry.name)
-    if (entry.isFile() && readFileSync(file).length === size) {
+    if (entry.isFile() && createHash('sha256').update(readFileSync(file)).digest('hex') === sha256) {
       return file
     }
   }
-  throw new Error(`no stored object of ${size} bytes under ${folder}`)
+  throw new Error(`no stored object with SHA-256 ${sha256} under ${folder}`)
 }
