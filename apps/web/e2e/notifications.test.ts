@@ -1,7 +1,14 @@
-import type { CreateNotificationBody, ErrorBody, Notification, NotificationType } from '@relay/contracts'
+import type {
+  AckBody,
+  CreateNotificationBody,
+  ErrorBody,
+  Notification,
+  NotificationType,
+  PendingReply,
+} from '@relay/contracts'
 import { featureFlagDefaults } from '@relay/contracts'
 import { chromiumProblem, launchChromium, requirement } from '@relay/testkit'
-import type { Browser, Page } from 'playwright-core'
+import type { Browser, Page, Request } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { type RelayUnderTest, startRelay } from './relay-under-test'
 
@@ -11,6 +18,9 @@ const chromium = requirement('Chromium', chromiumProblem())
 const fastPolling = { notifications_polling_interval: 1000 }
 const visibleToasts = '[data-sonner-toast]:not([data-removed="true"])'
 const long = 60_000
+const isPoll = (request: Request) => new URL(request.url()).pathname === '/api/notifications/pending'
+/** A new tab's first poll: it has no cursor yet. */
+const isFirstPoll = (request: Request) => isPoll(request) && !new URL(request.url()).searchParams.has('since')
 
 describe.skipIf(!chromium.available)('Notifications in Chromium', () => {
   let browser: Browser
@@ -49,6 +59,23 @@ describe.skipIf(!chromium.available)('Notifications in Chromium', () => {
     }
     const idsOf = (notifications: Notification[]) => notifications.map((n) => n.id).sort()
     const isDelivered = async (notification: Notification) => (await relay.notification(notification.id)).isDelivered
+    /**
+     * Resolves once the page has handled `count` replies to polls sent from now on (from a new tab's
+     * first poll with `fromFirstPoll`). After a reply the page renders its toasts (next tick) and sends
+     * their acknowledgements (250 ms) before it polls again (a polling interval, at least a second), so
+     * the poll after a reply marks that reply as handled. No sleep: slower polling only waits longer.
+     */
+    const pollsHandled = (count: number, { fromFirstPoll = false } = {}) => {
+      let counted = 0
+      let counting = !fromFirstPoll
+      return page.waitForRequest(
+        (request) => {
+          counting ||= isFirstPoll(request)
+          return counting && isPoll(request) && ++counted > count
+        },
+        { timeout: 10_000 },
+      )
+    }
 
     it('shows each type in its colour, then closes the toast by itself after its duration', async () => {
       await open()
@@ -101,6 +128,12 @@ describe.skipIf(!chromium.available)('Notifications in Chromium', () => {
 
     it('shows at most notifications_max_concurrent at once and the rest, in order, as visible ones are closed', async () => {
       await relay.setFlags({ notifications_max_concurrent: 5 })
+      const acknowledged: string[] = []
+      page.on('request', (request) => {
+        if (request.method() === 'POST' && new URL(request.url()).pathname === '/api/notifications/ack') {
+          acknowledged.push(...(request.postDataJSON() as AckBody).ids)
+        }
+      })
       const created = await relay.notifyAll(
         Array.from({ length: 8 }, (_, i) => ({ message: `Queued ${i + 1}`, category: 'api' as const, duration: long })),
       )
@@ -108,8 +141,9 @@ describe.skipIf(!chromium.available)('Notifications in Chromium', () => {
 
       await expect.poll(shownIds, { timeout: 5000 }).toEqual(idsOf(created.slice(0, 5)))
       // Another poll later, still five: the other three wait, unacknowledged, instead of showing or timing out.
-      await page.waitForTimeout(1500)
+      await pollsHandled(1)
       expect(await shownIds()).toEqual(idsOf(created.slice(0, 5)))
+      expect(acknowledged.sort()).toEqual(idsOf(created.slice(0, 5)))
       await expect
         .poll(() => Promise.all(created.map(isDelivered)))
         .toEqual([...Array(5).fill(true), false, false, false])
@@ -149,31 +183,51 @@ describe.skipIf(!chromium.available)('Notifications in Chromium', () => {
       const shown = await relay.notify({ message: 'Junction started', category: 'system', duration: long })
 
       await toastOf(shown).waitFor({ timeout: 5000 })
-      await page.waitForTimeout(1500)
+      await pollsHandled(1)
       expect(await toastOf(hidden).count()).toBe(0)
       expect(await shownIds()).toEqual([shown.id])
       await expect.poll(() => isDelivered(hidden)).toBe(true)
 
       // A fresh tab asks for what is undelivered: the hidden one is not in it.
+      const firstReply = page.waitForResponse((response) => isFirstPoll(response.request()))
+      const firstReplyHandled = pollsHandled(1, { fromFirstPoll: true })
       await page.reload()
-      await page.waitForTimeout(2000)
+      const { notifications } = (await (await firstReply).json()) as PendingReply
+      expect(notifications.map((n) => n.id)).not.toContain(hidden.id)
+      await firstReplyHandled
       expect(await toastOf(hidden).count()).toBe(0)
     })
 
-    it('shows nothing and does not poll while notifications are switched off', async () => {
+    it('shows nothing and does not poll while notifications are switched off, and catches up once on', async () => {
       await relay.setFlags({ notifications_enabled: false })
-      let polls = 0
+      const requests: string[] = []
       page.on('request', (request) => {
-        if (new URL(request.url()).pathname === '/api/notifications/pending') {
-          polls++
+        if (isPoll(request)) {
+          requests.push('poll')
+        } else if (request.method() === 'PUT' && new URL(request.url()).pathname === '/api/feature-flags') {
+          requests.push('save')
         }
       })
       const notification = await relay.notify({ message: 'Nobody sees this', duration: long })
-      await open()
-      await page.waitForTimeout(2500)
+      await page.clock.install()
+      await open('/settings')
+      // The switch shows only once the flags have arrived, and the toasts render from the same query.
+      const showNotifications = page.getByLabel('Show notifications')
+      await showNotifications.waitFor()
+      expect(await showNotifications.isChecked()).toBe(false)
+      // A click is a new render, and React runs the effects of the last one first: the polling effect has
+      // seen the flags. Then a few polling intervals pass on the page's clock, firing any timer it set.
+      await showNotifications.check()
+      await page.clock.runFor(fastPolling.notifications_polling_interval * 3)
       expect(await page.locator(visibleToasts).count()).toBe(0)
-      expect(polls).toBe(0)
+      expect(requests).toEqual([])
       expect(await isDelivered(notification)).toBe(false)
+
+      // Switched on, the same tab polls and shows what waited: the silence above was the switch.
+      await page.getByRole('button', { name: 'Save changes' }).click()
+      await toastOf(notification).waitFor({ timeout: 5000 })
+      expect(requests[0]).toBe('save')
+      expect(requests).toContain('poll')
     })
   })
 

@@ -14,7 +14,7 @@ import {
   type Stream,
   unifiedAuthRoutes,
 } from '@relay/contracts'
-import { tempDir } from '@relay/testkit'
+import { tempDir, waitFor } from '@relay/testkit'
 import { inject } from 'vitest'
 import { createApp } from '../../relay/src/app.js'
 import { loadConfig } from '../../relay/src/config.js'
@@ -88,6 +88,14 @@ export async function startRelay({ setup = true, env = {} }: RelayOptions = {}) 
     createCollector: (body: CreateCollectorBody) => expectOk(call<Collector>('POST', '/api/collectors', body)),
     startCollector: (id: string) => expectOk(call<Collector>('POST', `/api/collectors/${id}/start`)),
     collector: (id: string) => expectOk(call<Collector>('GET', `/api/collectors/${id}`)),
+    /** A running API collector that nothing answers (port 1 refuses), once its first fetch has failed. */
+    async failingCollector(name: string): Promise<Collector> {
+      const settings = { url: 'http://127.0.0.1:1/data' }
+      const { id } = await this.createCollector({ name, collectorType: 'GenericAPI', pollRateMs: 1000, settings })
+      await this.startCollector(id)
+      await waitFor(async () => (await this.collector(id)).lastFetchTime !== null, `a first fetch by ${name}`)
+      return this.collector(id)
+    },
     collectors: () => expectOk(call<Collector[]>('GET', '/api/collectors')),
     collectorStats: () => expectOk(call<CollectorStats>('GET', '/api/collectors/stats')),
     streams: () => expectOk(call<Stream[]>('GET', '/api/connections/streams')),

@@ -197,6 +197,26 @@ describe.skipIf(!chromium.available)('Sources page in Chromium', () => {
     expect((await relay.collector(saved.id)).settings).toEqual({ url: 'http://192.168.1.30:8080/data' })
   })
 
+  it('shows each collector as a card on a phone, every action on screen, and a refused fetch in words', async () => {
+    const failing = await relay.failingCollector('Roof weather')
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.goto(`${relay.baseUrl}/sources?tab=collectors`)
+
+    const card = row('collector', 'Roof weather')
+    await card.waitFor()
+    for (const name of ['Stop', 'Sensors', 'Edit', 'Delete Roof weather']) {
+      const box = await card.getByRole('button', { name, exact: true }).boundingBox()
+      expect(box, name).not.toBeNull()
+      expect((box?.x ?? 0) + (box?.width ?? 0), name).toBeLessThanOrEqual(390)
+    }
+    const lastFetch = card.getByTestId('collector-last-fetch')
+    expect(await text(lastFetch.getByTestId('error-text'))).toMatch(
+      /^Nothing is listening at 127\.0\.0\.1:1\. Is the service running\?/,
+    )
+    expect(await text(lastFetch.getByTestId('error-detail'))).toBe(failing.lastFetchErrorMessage)
+    expect(await text(lastFetch.getByTestId('error-detail'))).toContain('ECONNREFUSED 127.0.0.1:1')
+  })
+
   it('edits and deletes a stream after asking to confirm', async () => {
     await relay.call('POST', '/api/connections/streams', { name: 'Wall feed', type: 'WebSocket' })
     await page.goto(`${relay.baseUrl}/sources?tab=streams`)

@@ -125,8 +125,11 @@ describe('call', () => {
   it('rethrows an abort as it is, not as an ApiError', async () => {
     answer = { ...json(200, []), delayMs: 1000 }
     const controller = new AbortController()
+    const arrived = new Promise((resolve) => server.once('request', resolve))
     const pending = call(sourceEndpoints.listJunctions, { signal: controller.signal })
-    setTimeout(() => controller.abort(), 20)
+    // Aborted mid-request: the server has it, and its reply is still a second away.
+    await arrived
+    controller.abort()
 
     const error = await pending.catch((thrown: unknown) => thrown)
     expect(error).not.toBeInstanceOf(ApiError)

@@ -4,7 +4,12 @@ import { createRoot } from 'react-dom/client'
 import { RouterProvider } from 'react-router'
 import { createQueryClient } from './query-client'
 import { router } from './router'
+import { applyTheme, followSystemTheme, storedPreference } from './shell/theme'
 import './styles.css'
+
+// index.html set the theme already; this keeps it following the system while the choice is "system".
+applyTheme(storedPreference())
+followSystemTheme()
 
 const queryClient = createQueryClient()
 

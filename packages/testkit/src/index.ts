@@ -1,3 +1,4 @@
+export * from './accessibility.js'
 export * from './attack.js'
 export * from './chromium.js'
 export * from './clock.js'

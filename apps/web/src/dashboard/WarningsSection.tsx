@@ -1,6 +1,7 @@
 import { dashboardPolling, type HealthIssue } from '@relay/contracts'
 import { useId } from 'react'
 import { Badge } from '../ui/Badge'
+import { ErrorText } from '../ui/ErrorText'
 import { RelativeTime } from '../ui/RelativeTime'
 import { TableHead } from '../ui/TableHead'
 import styles from './DashboardPage.module.css'
@@ -70,7 +71,9 @@ function IssueTable({ issues }: { issues: readonly HealthIssue[] }) {
               </Badge>
             </td>
             <td className={styles.issueCell}>{issue.title}</td>
-            <td className={styles.descriptionCell}>{issue.description}</td>
+            <td className={styles.descriptionCell}>
+              <ErrorText raw={issue.description} />
+            </td>
             <td className={styles.timeCell}>{issue.timestamp ? <RelativeTime value={issue.timestamp} /> : 'Never'}</td>
           </tr>
         ))}

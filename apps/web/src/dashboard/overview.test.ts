@@ -1,4 +1,4 @@
-import type { CollectorStats, HealthIssue, StreamStats } from '@relay/contracts'
+import type { CollectorStats, HealthIssue, Junction, StreamStats } from '@relay/contracts'
 import { describe, expect, it } from 'vitest'
 import { countIssues, currentIssues, summarizeAreas } from './overview'
 
@@ -18,6 +18,8 @@ function collectorStats(collectorIssues: HealthIssue[], sensorIssues: HealthIssu
     collectors: {
       active: 2,
       total: 3,
+      failing: 0,
+      degraded: 0,
       health,
       hasIssues: collectorIssues.length > 0,
       details: collectorIssues,
@@ -40,6 +42,8 @@ function streamStats(details: HealthIssue[]): StreamStats {
     total: 1,
     inactive: 0,
     slow: 0,
+    failing: 0,
+    degraded: 0,
     health,
     hasIssues: details.length > 0,
     details,
@@ -73,7 +77,15 @@ describe('dashboard overview', () => {
   })
 
   it('counts running junctions as active, and junctions are always healthy', () => {
-    const junction = { autoStart: false, collectorIds: [], targets: [], lastError: null, createdAt: '', updatedAt: '' }
+    const junction: Omit<Junction, 'id' | 'name' | 'status'> = {
+      autoStart: false,
+      collectorIds: [],
+      targets: [],
+      lastError: null,
+      health: { state: 'stopped', since: '', reason: null, consecutiveFailures: 0 },
+      createdAt: '',
+      updatedAt: '',
+    }
     const [junctions] = summarizeAreas({
       collectors: collectorStats([]),
       streams: streamStats([]),

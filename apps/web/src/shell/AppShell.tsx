@@ -1,4 +1,5 @@
-import { Link, NavLink, Outlet } from 'react-router'
+import { type KeyboardEvent, useEffect, useId, useRef, useState } from 'react'
+import { Link, NavLink, Outlet, useLocation } from 'react-router'
 import { CloudOutcomeAlert } from '../auth/CloudOutcomeAlert'
 import { userKindLabels } from '../auth/labels'
 import { useAuthStatus } from '../auth/use-auth-status'
@@ -6,8 +7,10 @@ import { useSignOut } from '../auth/use-sign-out'
 import { NotificationCenter } from '../notifications/NotificationCenter'
 import styles from './AppShell.module.css'
 import { navItems } from './nav-items'
+import { ThemeSelect } from './ThemeSelect'
 
 export function AppShell() {
+  const menu = usePhoneMenu()
   return (
     <div className={styles.shell}>
       <a className={styles.skipLink} href="#main">
@@ -21,17 +24,35 @@ export function AppShell() {
           Relay
         </Link>
         <SignedInUser />
+        <button
+          ref={menu.buttonRef}
+          type="button"
+          className={styles.menuButton}
+          aria-expanded={menu.isOpen}
+          aria-controls={menu.navId}
+          onClick={menu.toggle}
+          onKeyDown={menu.closeOnEscape}
+        >
+          Menu
+        </button>
       </header>
-      <nav className={styles.nav} aria-label="Main">
+      <nav
+        id={menu.navId}
+        className={styles.nav}
+        aria-label="Main"
+        data-open={menu.isOpen}
+        onKeyDown={menu.closeOnEscape}
+      >
         <ul className={styles.navList}>
           {navItems.map((item) => (
             <li key={item.to}>
-              <NavLink to={item.to} className={styles.navLink}>
+              <NavLink to={item.to} className={styles.navLink} onClick={menu.close}>
                 {item.label}
               </NavLink>
             </li>
           ))}
         </ul>
+        <ThemeSelect />
       </nav>
       <main id="main" className={styles.main} tabIndex={-1}>
         <CloudOutcomeAlert />
@@ -40,6 +61,31 @@ export function AppShell() {
       <NotificationCenter />
     </div>
   )
+}
+
+/**
+ * On a phone the navigation folds behind a Menu button (CSS hides the button on wider screens).
+ * It closes on navigation, and on Escape with the focus back on the button.
+ */
+function usePhoneMenu() {
+  const [isOpen, setOpen] = useState(false)
+  const buttonRef = useRef<HTMLButtonElement>(null)
+  const { pathname, search } = useLocation()
+  // biome-ignore lint/correctness/useExhaustiveDependencies: closes whenever the location changes.
+  useEffect(() => setOpen(false), [pathname, search])
+  return {
+    isOpen,
+    navId: useId(),
+    buttonRef,
+    toggle: () => setOpen(!isOpen),
+    close: () => setOpen(false),
+    closeOnEscape: (event: KeyboardEvent) => {
+      if (isOpen && event.key === 'Escape') {
+        setOpen(false)
+        buttonRef.current?.focus()
+      }
+    },
+  }
 }
 
 function SignedInUser() {

@@ -3,6 +3,7 @@ import { useState } from 'react'
 import { api } from '../api'
 import { Badge } from '../ui/Badge'
 import common from '../ui/common.module.css'
+import { ErrorText } from '../ui/ErrorText'
 import { RelativeTime } from '../ui/RelativeTime'
 import { ListSection, useEditor } from '../ui/Section'
 import { TableHead } from '../ui/TableHead'
@@ -50,7 +51,7 @@ export function CollectorsSection() {
       {(list) => (
         <div className={styles.tableWrap}>
           <table className={styles.table}>
-            <TableHead columns={['Name', 'Type', 'State', 'Last fetch', 'Sensors']} withActions />
+            <TableHead columns={['Name', 'Type', 'State', 'Last fetch', 'Sensors']} withActions hiddenOnPhone />
             {list.map((collector) => (
               <CollectorRows key={collector.id} collector={collector} onEdit={() => editor.edit(collector)} />
             ))}
@@ -82,17 +83,19 @@ function CollectorRows({ collector, onEdit }: { collector: Collector; onEdit: ()
           <span className={common.strong}>{collector.name}</span>
           <span className={common.sub}>every {collector.pollRateMs / 1000} s</span>
         </td>
-        <td className={common.nowrap}>{collectorTypeLabels[collector.collectorType]}</td>
-        <td data-testid="collector-state">
+        <td className={common.nowrap} data-label="Type">
+          {collectorTypeLabels[collector.collectorType]}
+        </td>
+        <td data-testid="collector-state" data-label="State">
           <Badge small tone={badge.tone}>
             {badge.label}
           </Badge>
           {state === 'running' && !collector.active && <span className={common.sub}>for a junction</span>}
         </td>
-        <td data-testid="collector-last-fetch">
+        <td data-testid="collector-last-fetch" data-label="Last fetch">
           <LastFetch collector={collector} />
         </td>
-        <td className={common.nowrap}>
+        <td className={common.nowrap} data-label="Sensors">
           <span className={common.strong}>{collector.lastFetchTotalSensors} total</span>
           <span className={common.sub}>
             {collector.lastFetchNewSensors} new · {collector.lastFetchLostSensors} lost
@@ -160,7 +163,7 @@ function LastFetch({ collector }: { collector: Collector }) {
       {collector.lastFetchSuccessful ? (
         <span className={`${common.sub} ${styles.good}`}>Succeeded</span>
       ) : (
-        <span className={`${common.sub} ${styles.bad}`}>{collector.lastFetchErrorMessage ?? 'Failed'}</span>
+        <ErrorText className={`${common.sub} ${styles.bad}`} raw={collector.lastFetchErrorMessage ?? 'Failed'} />
       )}
     </>
   )

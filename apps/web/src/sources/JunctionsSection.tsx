@@ -2,6 +2,7 @@ import type { Collector, Junction, Stream } from '@relay/contracts'
 import { api } from '../api'
 import { Badge } from '../ui/Badge'
 import common from '../ui/common.module.css'
+import { ErrorText } from '../ui/ErrorText'
 import { ListSection, useEditor } from '../ui/Section'
 import { TableHead } from '../ui/TableHead'
 import { DeleteButton } from './DeleteButton'
@@ -42,18 +43,16 @@ export function JunctionsSection() {
       {(list) => (
         <div className={styles.tableWrap}>
           <table className={styles.table}>
-            <TableHead columns={['Name', 'Status', 'Auto-start', 'Collectors', 'Targets']} withActions />
-            <tbody>
-              {list.map((junction) => (
-                <JunctionRow
-                  key={junction.id}
-                  junction={junction}
-                  collectors={collectors}
-                  streams={streams}
-                  onEdit={() => editor.edit(junction)}
-                />
-              ))}
-            </tbody>
+            <TableHead columns={['Name', 'Status', 'Auto-start', 'Collectors', 'Targets']} withActions hiddenOnPhone />
+            {list.map((junction) => (
+              <JunctionRow
+                key={junction.id}
+                junction={junction}
+                collectors={collectors}
+                streams={streams}
+                onEdit={() => editor.edit(junction)}
+              />
+            ))}
           </table>
         </div>
       )}
@@ -75,51 +74,57 @@ function JunctionRow({ junction, collectors, streams, onEdit }: RowProps) {
     list.find((item) => item.id === id)?.name ?? 'Unknown'
 
   return (
-    <tr data-testid="junction-row" data-name={junction.name}>
-      <td>
-        <span className={common.strong}>{junction.name}</span>
-      </td>
-      <td data-testid="junction-status">
-        <Badge small tone={isRunning ? 'ok' : 'muted'}>
-          {junction.status}
-        </Badge>
-        {junction.lastError && <span className={`${common.sub} ${styles.bad}`}>{junction.lastError}</span>}
-      </td>
-      <td>{junction.autoStart ? 'Yes' : 'No'}</td>
-      <td>
-        {junction.collectorIds.length === 0 ? (
-          <span className={common.mutedText}>None</span>
-        ) : (
-          <ul className={styles.plainList}>
-            {junction.collectorIds.map((id) => (
-              <li key={id}>{nameOf(collectors, id)}</li>
-            ))}
-          </ul>
-        )}
-      </td>
-      <td>
-        {junction.targets.length === 0 ? (
-          <span className={common.mutedText}>None</span>
-        ) : (
-          <ul className={styles.plainList}>
-            {junction.targets.map((target) => (
-              <li key={target.streamId}>
-                {nameOf(streams, target.streamId)}{' '}
-                <span className={common.mutedText}>· every {target.sendRateMs / 1000} s</span>
-              </li>
-            ))}
-          </ul>
-        )}
-      </td>
-      <td>
-        <div className={styles.rowActions}>
-          <RunButton id={junction.id} isRunning={isRunning} start={start} stop={stop} />
-          <button type="button" className={common.smallButton} onClick={onEdit}>
-            Edit
-          </button>
-          <DeleteButton name={junction.name} isPending={remove.isPending} onDelete={() => remove.mutate(junction.id)} />
-        </div>
-      </td>
-    </tr>
+    <tbody>
+      <tr data-testid="junction-row" data-name={junction.name}>
+        <td>
+          <span className={common.strong}>{junction.name}</span>
+        </td>
+        <td data-testid="junction-status" data-label="Status">
+          <Badge small tone={isRunning ? 'ok' : 'muted'}>
+            {junction.status}
+          </Badge>
+          {junction.lastError && <ErrorText className={`${common.sub} ${styles.bad}`} raw={junction.lastError} />}
+        </td>
+        <td data-label="Auto-start">{junction.autoStart ? 'Yes' : 'No'}</td>
+        <td data-label="Collectors">
+          {junction.collectorIds.length === 0 ? (
+            <span className={common.mutedText}>None</span>
+          ) : (
+            <ul className={styles.plainList}>
+              {junction.collectorIds.map((id) => (
+                <li key={id}>{nameOf(collectors, id)}</li>
+              ))}
+            </ul>
+          )}
+        </td>
+        <td data-label="Targets">
+          {junction.targets.length === 0 ? (
+            <span className={common.mutedText}>None</span>
+          ) : (
+            <ul className={styles.plainList}>
+              {junction.targets.map((target) => (
+                <li key={target.streamId}>
+                  {nameOf(streams, target.streamId)}{' '}
+                  <span className={common.mutedText}>· every {target.sendRateMs / 1000} s</span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </td>
+        <td>
+          <div className={styles.rowActions}>
+            <RunButton id={junction.id} isRunning={isRunning} start={start} stop={stop} />
+            <button type="button" className={common.smallButton} onClick={onEdit}>
+              Edit
+            </button>
+            <DeleteButton
+              name={junction.name}
+              isPending={remove.isPending}
+              onDelete={() => remove.mutate(junction.id)}
+            />
+          </div>
+        </td>
+      </tr>
+    </tbody>
   )
 }

@@ -3,6 +3,7 @@ import { api } from '../api'
 import { Badge } from '../ui/Badge'
 import { CopyButton } from '../ui/CopyButton'
 import common from '../ui/common.module.css'
+import { ErrorText } from '../ui/ErrorText'
 import { RelativeTime } from '../ui/RelativeTime'
 import { ListSection, useEditor } from '../ui/Section'
 import { TableHead } from '../ui/TableHead'
@@ -35,6 +36,7 @@ export function StreamsSection() {
             <TableHead
               columns={['Name', 'Type', 'Device', 'Screen ID', 'Running', 'Last sent', 'Last error']}
               withActions
+              hiddenOnPhone
             />
             {list.map((stream) => (
               <StreamRows key={stream.id} stream={stream} onEdit={() => editor.edit(stream)} />
@@ -59,23 +61,23 @@ function StreamRows({ stream, onEdit }: { stream: Stream; onEdit: () => void }) 
         <td>
           <span className={common.strong}>{stream.name}</span>
         </td>
-        <td>{stream.type}</td>
-        <td>{stream.deviceName ?? <span className={common.mutedText}>—</span>}</td>
-        <td>{stream.screenId ?? <span className={common.mutedText}>—</span>}</td>
-        <td data-testid="stream-running">
+        <td data-label="Type">{stream.type}</td>
+        <td data-label="Device">{stream.deviceName ?? <span className={common.mutedText}>—</span>}</td>
+        <td data-label="Screen ID">{stream.screenId ?? <span className={common.mutedText}>—</span>}</td>
+        <td data-testid="stream-running" data-label="Running">
           <Badge small tone={stream.running ? 'ok' : 'muted'}>
             {stream.running ? 'Running' : 'Stopped'}
           </Badge>
         </td>
-        <td className={common.nowrap} data-testid="stream-last-sent">
+        <td className={common.nowrap} data-testid="stream-last-sent" data-label="Last sent">
           {stream.lastSentTime ? (
             <RelativeTime value={stream.lastSentTime} />
           ) : (
             <span className={common.mutedText}>Never</span>
           )}
         </td>
-        <td className={stream.lastError ? styles.bad : undefined}>
-          {stream.lastError ?? <span className={common.mutedText}>—</span>}
+        <td className={stream.lastError ? styles.bad : undefined} data-label="Last error">
+          {stream.lastError ? <ErrorText raw={stream.lastError} /> : <span className={common.mutedText}>—</span>}
         </td>
         <td>
           <div className={styles.rowActions}>

@@ -12,6 +12,7 @@ function savedCollector(fields: Partial<Collector>): Collector {
     settings: {},
     active: false,
     running: false,
+    health: { state: 'stopped', since: '', reason: null, consecutiveFailures: 0 },
     hasAccessToken: false,
     externalAccessToken: false,
     unlocked: true,

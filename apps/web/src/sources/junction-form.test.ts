@@ -12,6 +12,7 @@ describe('junction form', () => {
       collectorIds: ['c1', 'c2'],
       targets: [{ streamId: 's1', sendRateMs: 1000 }],
       lastError: null,
+      health: { state: 'healthy', since: '', reason: null, consecutiveFailures: 0 },
       createdAt: '',
       updatedAt: '',
     }

@@ -49,13 +49,11 @@ function SessionTable({ sessions }: { sessions: readonly CloudSession[] }) {
   }
   return (
     <div className={styles.tableWrap}>
-      <table className={common.table} data-testid="cloud-sessions">
-        <TableHead columns={['Session', 'Signed in', 'Expires']} withActions />
-        <tbody>
-          {sessions.map((session) => (
-            <SessionRow key={session.id} session={session} />
-          ))}
-        </tbody>
+      <table className={common.cardTable} data-testid="cloud-sessions">
+        <TableHead columns={['Session', 'Signed in', 'Expires']} withActions hiddenOnPhone />
+        {sessions.map((session) => (
+          <SessionRow key={session.id} session={session} />
+        ))}
       </table>
     </div>
   )
@@ -75,34 +73,39 @@ function SessionRow({ session }: { session: CloudSession }) {
       toast.error('Could not sign out the session', { description: error.message })
     },
   })
+  // A tbody each: on a phone each session is a card.
   return (
-    <tr data-testid="cloud-session" data-current={session.current || undefined}>
-      <td>
-        <span className={common.strong}>{session.current ? 'This relay' : 'Another relay'}</span>
-        <code className={styles.sessionId}>{session.id}</code>
-      </td>
-      <td className={common.nowrap}>
-        <RelativeTime value={session.createdAt} />
-      </td>
-      <td className={common.nowrap}>{session.expiresAt ? <RelativeTime value={session.expiresAt} /> : 'Never'}</td>
-      <td>
-        <div className={styles.rowActions}>
-          {session.current ? (
-            <Badge tone="ok">Current</Badge>
-          ) : (
-            <ConfirmButton
-              label="Sign out"
-              question="Sign out?"
-              confirmLabel="Yes, sign out"
-              pendingLabel="Signing out…"
-              isAsking={isAsking}
-              onAskingChange={setAsking}
-              isPending={revoke.isPending}
-              onConfirm={() => revoke.mutate()}
-            />
-          )}
-        </div>
-      </td>
-    </tr>
+    <tbody>
+      <tr data-testid="cloud-session" data-current={session.current || undefined}>
+        <td>
+          <span className={common.strong}>{session.current ? 'This relay' : 'Another relay'}</span>
+          <code className={styles.sessionId}>{session.id}</code>
+        </td>
+        <td className={common.nowrap} data-label="Signed in">
+          <RelativeTime value={session.createdAt} />
+        </td>
+        <td className={common.nowrap} data-label="Expires">
+          {session.expiresAt ? <RelativeTime value={session.expiresAt} /> : 'Never'}
+        </td>
+        <td>
+          <div className={styles.rowActions}>
+            {session.current ? (
+              <Badge tone="ok">Current</Badge>
+            ) : (
+              <ConfirmButton
+                label="Sign out"
+                question="Sign out?"
+                confirmLabel="Yes, sign out"
+                pendingLabel="Signing out…"
+                isAsking={isAsking}
+                onAskingChange={setAsking}
+                isPending={revoke.isPending}
+                onConfirm={() => revoke.mutate()}
+              />
+            )}
+          </div>
+        </td>
+      </tr>
+    </tbody>
   )
 }
