@@ -15,6 +15,9 @@ import { seedCollectors, spreadLastSent } from './lib/seed-sources.ts'
 import { createBareRoutes, listenLocal } from './lib/servers.ts'
 import { median } from './lib/throughput.ts'
 
+/** The relay's own dashboard rate limit would refuse a load test after 200 requests: lifted here. */
+const unlimited = { capacity: 1_000_000, refillEvery: 1000 }
+
 const seededCollectors = 10_000
 const runningStreams = 1_000
 /** The most targets one junction takes. */
@@ -52,7 +55,11 @@ async function createTempRelay(options: { clock?: Clock; queryTimer?: QueryTimer
   try {
     const config = loadRelayConfig({ RELAY_DATA_DIR: dataDir, LOG_LEVEL: 'silent', RELAY_WEB_DIR: webDir })
     const database = options.queryTimer?.wrap(opened) ?? opened
-    const relay = await createRelayApp(config, { database, ...(options.clock ? { clock: options.clock } : {}) })
+    const relay = await createRelayApp(config, {
+      database,
+      dashboardRateLimit: unlimited,
+      ...(options.clock ? { clock: options.clock } : {}),
+    })
     return {
       relay,
       dataDir,
@@ -356,8 +363,8 @@ async function checkRunning(bench: RuntimeBench, before: Snapshot, after: Snapsh
   if (sends < expected * 0.8) {
     problems.push(`${sends} payloads sent in ${seconds.toFixed(1)} s, expected about ${Math.round(expected)}`)
   }
-  if (runtime.activePollers() !== runtimePairs || runtime.runningStreamIds().length !== runtimePairs) {
-    problems.push(`${runtime.activePollers()} pollers and ${runtime.runningStreamIds().length} senders running`)
+  if (runtime.pollingHealth().active !== runtimePairs || runtime.runningStreamIds().length !== runtimePairs) {
+    problems.push(`${runtime.pollingHealth().active} pollers and ${runtime.runningStreamIds().length} senders running`)
   }
   if (problems.length > 0) {
     throw new Error(`the runtime did not run as configured: ${problems.join('; ')}`)
@@ -369,9 +376,9 @@ function checkIdle(bench: RuntimeBench, before: Snapshot, after: Snapshot) {
   const { runtime } = bench.relay.services
   const moved = bench.streams.filter((stream) => before.sentAt.get(stream.id) !== after.sentAt.get(stream.id))
   const polled = bench.collectors.filter((c) => before.fetchedAt.get(c.id) !== after.fetchedAt.get(c.id))
-  if (runtime.activePollers() > 0 || after.sends !== before.sends || moved.length > 0 || polled.length > 0) {
+  if (runtime.pollingHealth().active > 0 || after.sends !== before.sends || moved.length > 0 || polled.length > 0) {
     throw new Error(
-      `the stopped relay still ran: ${runtime.activePollers()} pollers, ${after.sends - before.sends} sends, ` +
+      `the stopped relay still ran: ${runtime.pollingHealth().active} pollers, ${after.sends - before.sends} sends, ` +
         `${moved.length} streams and ${polled.length} collectors updated`,
     )
   }

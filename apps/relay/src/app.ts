@@ -1,13 +1,15 @@
 import path from 'node:path'
 import fastifyCookie from '@fastify/cookie'
-import { backupSchedule } from '@relay/contracts'
+import { backupSchedule, MINUTE, rateLimitPolicies } from '@relay/contracts'
 import {
   type Clock,
   createHttpServer,
+  createTokenBuckets,
   every,
   migrateAtStartup,
   migrateToLatest,
   packageVersion,
+  type RateLimitPolicy,
   systemClock,
 } from '@relay/server-kit'
 import { loadAuthSettings } from './auth/auth-settings.js'
@@ -22,11 +24,15 @@ import { backupRoutes } from './backups/routes.js'
 import { createBackupService } from './backups/service.js'
 import { createCloudConnection } from './cloud-client/connection.js'
 import type { RelayConfig } from './config.js'
+import { dashboardStatsRoutes } from './dashboard/routes.js'
 import { openDatabase, type RelayDatabase } from './db/database.js'
 import { migrations } from './db/migrations/index.js'
 import { featureFlagRoutes } from './feature-flags/routes.js'
 import { createFeatureFlagService } from './feature-flags/service.js'
 import { healthRoutes } from './health/routes.js'
+import { createHistoryQueries } from './health-history/query.js'
+import { createHealthHistory } from './health-history/recorder.js'
+import { healthHistoryRoutes } from './health-history/routes.js'
 import { loadOrCreateIdentity } from './identity/identity.js'
 import { notificationRoutes } from './notifications/routes.js'
 import { createNotificationService } from './notifications/service.js'
@@ -48,6 +54,8 @@ export type RelayOverrides = {
   drivers?: DriverFactories
   /** Where log lines go; stdout by default. */
   logStream?: { write(line: string): void }
+  /** The dashboard reads' rate limit; the spec's 200 per 10 s by default. */
+  dashboardRateLimit?: RateLimitPolicy
 }
 
 export const version = packageVersion(import.meta.url)
@@ -104,10 +112,19 @@ export async function createApp(config: RelayConfig, overrides: RelayOverrides =
   const virtualStreams = new Map<string, StreamPayload>()
   const webSocketHub = createWebSocketHub()
   const reach = createReach({ allowLinkLocal: config.allowLinkLocal })
+  const history = createHealthHistory({
+    ...deps,
+    log: app.log.child({ feature: 'health-history' }),
+    // The runtime's settings, which the health-settings route updates; read only once it exists.
+    retentionDays: async () => (await runtime.healthSettings.get()).historyRetentionDays,
+  })
+  // Runs after the runtime stopped (onClose hooks run in reverse order): its last outcomes are saved.
+  app.addHook('onClose', () => history.flush())
   const runtime = createSourcesRuntime({
     ...deps,
     log: app.log.child({ feature: 'sources' }),
     notifications,
+    history,
     drivers:
       overrides.drivers ??
       createDrivers({ virtualSink: (streamId, payload) => virtualStreams.set(streamId, payload), webSocketHub, reach }),
@@ -140,12 +157,17 @@ export async function createApp(config: RelayConfig, overrides: RelayOverrides =
       knownSchemaVersions: Object.keys(migrations),
       now: () => clock.now(),
       holdSignIns: () => auth.holdSignIns(),
-      beforeSwap: () => runtime.close(),
+      beforeSwap: async () => {
+        await runtime.close()
+        await history.flush()
+      },
       migrate: async () => {
         await migrateToLatest(database.db, migrations)
       },
       reload: async () => {
         notifications.forgetCache()
+        history.forget()
+        sources.forgetStats()
         await authSettings.reload()
         await resumeSources()
       },
@@ -164,6 +186,12 @@ export async function createApp(config: RelayConfig, overrides: RelayOverrides =
   await app.register(notificationRoutes, { notifications })
   await app.register(featureFlagRoutes, { featureFlags })
   await app.register(sourceRoutes, { sources })
+  await app.register(healthHistoryRoutes, { queries: createHistoryQueries({ ...deps, flush: history.flush }) })
+  await app.register(dashboardStatsRoutes, {
+    sources,
+    limiter: createTokenBuckets({ clock, prefix: 'dashboard:' }),
+    policy: overrides.dashboardRateLimit ?? rateLimitPolicies.dashboard,
+  })
   await app.register(webSocketHubRoutes, { hub: webSocketHub, getStream: (id) => sources.getStream(id) })
 
   app.addHook('onReady', async () => {
@@ -175,6 +203,8 @@ export async function createApp(config: RelayConfig, overrides: RelayOverrides =
       signal: jobs.signal,
       firstRunAfter: 0,
     })
+    every(MINUTE, history.flush, { log: app.log, signal: jobs.signal })
+    every(config.notificationMaintenanceEvery, history.prune, { log: app.log, signal: jobs.signal, firstRunAfter: 0 })
     every(backupSchedule.checkInterval, backups.runScheduledCycle, {
       log: app.log,
       signal: jobs.signal,

@@ -29,7 +29,11 @@ const Count = Type.Integer({ minimum: 0 })
 
 export const CollectorStats = Type.Object({
   collectors: Type.Object({
+    /** Polling operations running now (EventEngine left out). */
     active: Count,
+    /** Of those, how many are failing and how many degraded: "6 polling · 2 failing". */
+    failing: Count,
+    degraded: Count,
     total: Count,
     health: AreaHealth,
     hasIssues: Type.Boolean(),
@@ -56,6 +60,9 @@ export type CollectorStats = Static<typeof CollectorStats>
 
 export const StreamStats = Type.Object({
   active: Count,
+  /** Running streams whose sends are failing, and degraded ones (a failed send short of failing). */
+  failing: Count,
+  degraded: Count,
   total: Count,
   inactive: Count,
   slow: Count,

@@ -56,6 +56,10 @@ export const notificationKinds = {
   authenticationFailure: { type: 'error', category: 'auth', expiresIn: null },
   sessionExpired: { type: 'warning', category: 'auth', expiresIn: null },
   cloudAuthenticationRequired: { type: 'warning', category: 'cloud', expiresIn: null },
+  // Source health: raised when a collector enters `failing` (a stream's failure is a junction error),
+  // updated while it stays failing, resolved with a recovery notice when it is healthy again.
+  collectorFailing: { type: 'error', category: 'system', expiresIn: 6 * HOUR },
+  sourceRecovered: { type: 'success', category: 'system', expiresIn: 30 * MINUTE },
 } as const satisfies Record<string, KindRule>
 export type NotificationKind = keyof typeof notificationKinds
 

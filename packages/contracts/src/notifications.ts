@@ -40,6 +40,14 @@ export const Notification = Type.Object({
   isDelivered: Type.Boolean(),
   deliveredAt: Type.Union([Timestamp, Type.Null()]),
   expiresAt: Type.Union([Timestamp, Type.Null()]),
+  /**
+   * How many times its condition was seen: a failing source updates its one open notification
+   * (count, last seen) instead of adding rows.
+   */
+  occurrences: Type.Integer({ minimum: 1 }),
+  lastSeenAt: Timestamp,
+  /** When its condition ended (the source recovered or was stopped); null while open or for plain notices. */
+  resolvedAt: Type.Union([Timestamp, Type.Null()]),
 })
 export type Notification = Static<typeof Notification>
 

@@ -12,6 +12,25 @@ export const collectorWarningCodes = ['ACCESS_TOKEN_REMOVED'] as const
 export const junctionStatuses = ['Idle', 'Running'] as const
 export type JunctionStatus = (typeof junctionStatuses)[number]
 
+// Health ---------------------------------------------------------------------------------------
+
+/**
+ * The health of a collector, sensor, stream or junction. `degraded`: working, but slow or partial
+ * (sensors lost, a failed poll short of the failing threshold); `failing`: the failure threshold
+ * of consecutive failures was reached, and it stays failing until the recovery threshold of
+ * consecutive successes is.
+ */
+export const healthStates = ['stopped', 'starting', 'healthy', 'degraded', 'failing'] as const
+export type HealthState = (typeof healthStates)[number]
+
+/** The hysteresis settings: inclusive ranges and defaults. */
+export const sourceHealthLimits = {
+  failuresBeforeFailing: { min: 1, max: 20, default: 3 },
+  successesBeforeHealthy: { min: 1, max: 20, default: 2 },
+  /** Days the health history (`/api/health/history`, `/api/health/events`) is kept. */
+  historyRetentionDays: { min: 1, max: 90, default: 7 },
+} as const
+
 // Addresses ------------------------------------------------------------------------------------
 
 /** The WHATWG URL parser, global in browsers and Node alike; contracts are typed for neither environment. */
@@ -100,4 +119,6 @@ export const sourceUrls = {
   deleteJunction: endpoint('DELETE', '/api/junctions/:id'),
   startJunction: endpoint('POST', '/api/junctions/:id/start'),
   stopJunction: endpoint('POST', '/api/junctions/:id/stop'),
+  getHealthSettings: endpoint('GET', '/api/sources/health-settings'),
+  updateHealthSettings: endpoint('PUT', '/api/sources/health-settings'),
 }

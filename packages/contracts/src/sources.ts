@@ -2,7 +2,14 @@ import { type Static, type TSchema, Type } from 'typebox'
 import { collectorTypes, streamTypes } from './dashboard.plain.js'
 import { routesOf } from './endpoint.js'
 import { ErrorBody } from './errors.js'
-import { collectorWarningCodes, junctionStatuses, sourceLimits, sourceUrls } from './sources.plain.js'
+import {
+  collectorWarningCodes,
+  healthStates,
+  junctionStatuses,
+  sourceHealthLimits,
+  sourceLimits,
+  sourceUrls,
+} from './sources.plain.js'
 
 const Id = Type.String({ format: 'uuid' })
 const Name = Type.String({ minLength: 1, maxLength: 100 })
@@ -11,6 +18,38 @@ const NullableTimestamp = Type.Union([Timestamp, Type.Null()])
 const Url = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2000 })
 const BrokerUrl = Type.String({ format: 'uri', pattern: '^mqtts?://', maxLength: 2000 })
 const Topic = Type.String({ minLength: 1, maxLength: 500 })
+
+// Health ---------------------------------------------------------------------------------------
+
+export const ItemHealth = Type.Object({
+  state: Type.Enum(healthStates),
+  /** When it entered this state. */
+  since: Timestamp,
+  /** Why it is not healthy: the last error, what is lost, or why it cannot run. */
+  reason: Type.Union([Type.String(), Type.Null()]),
+  consecutiveFailures: Type.Integer({ minimum: 0 }),
+})
+export type ItemHealth = Static<typeof ItemHealth>
+
+const InRange = ({ min, max }: { min: number; max: number }) => Type.Integer({ minimum: min, maximum: max })
+
+export const SourceHealthSettings = Type.Object(
+  {
+    /** Consecutive failed polls or sends before an item turns `failing` (and a notification is raised). */
+    failuresBeforeFailing: InRange(sourceHealthLimits.failuresBeforeFailing),
+    /** Consecutive successes before a failing item is healthy again (and its notification resolved). */
+    successesBeforeHealthy: InRange(sourceHealthLimits.successesBeforeHealthy),
+    /** Days of health history kept; older buckets and events are pruned by the maintenance job. */
+    historyRetentionDays: InRange(sourceHealthLimits.historyRetentionDays),
+  },
+  { additionalProperties: false },
+)
+export type SourceHealthSettings = Static<typeof SourceHealthSettings>
+export const SourceHealthSettingsUpdate = Type.Partial(SourceHealthSettings, {
+  additionalProperties: false,
+  minProperties: 1,
+})
+export type SourceHealthSettingsUpdate = Static<typeof SourceHealthSettingsUpdate>
 
 // Collectors -----------------------------------------------------------------------------------
 
@@ -72,6 +111,7 @@ export const Collector = Type.Object({
   lastFetchTotalSensors: Type.Integer(),
   lastFetchNewSensors: Type.Integer(),
   lastFetchLostSensors: Type.Integer(),
+  health: ItemHealth,
   createdAt: Timestamp,
   updatedAt: Timestamp,
 })
@@ -137,6 +177,8 @@ export const Sensor = Type.Object({
   lastUpdated: NullableTimestamp,
   /** No longer reported by its source (counted as lost at the fetch that noticed). */
   missing: Type.Boolean(),
+  /** Its collector's health; `failing` while the sensor is missing. */
+  health: ItemHealth,
 })
 export type Sensor = Static<typeof Sensor>
 
@@ -167,6 +209,7 @@ export const Stream = Type.Object({
   running: Type.Boolean(),
   lastSentTime: NullableTimestamp,
   lastError: Type.Union([Type.String(), Type.Null()]),
+  health: ItemHealth,
   createdAt: Timestamp,
   updatedAt: Timestamp,
 })
@@ -217,6 +260,8 @@ export const Junction = Type.Object({
   collectorIds: Type.Array(Id),
   targets: Type.Array(JunctionTarget),
   lastError: Type.Union([Type.String(), Type.Null()]),
+  /** The worst health of its collectors and target streams while it runs; `stopped` while idle. */
+  health: ItemHealth,
   createdAt: Timestamp,
   updatedAt: Timestamp,
 })
@@ -270,6 +315,11 @@ const sourceSchemas = {
   deleteJunction: { ...withId, response: { 200: ok, ...sourceErrors } },
   startJunction: { ...withId, response: { 200: Junction, ...sourceErrors } },
   stopJunction: { ...withId, response: { 200: Junction, ...sourceErrors } },
+  getHealthSettings: { response: { 200: SourceHealthSettings } },
+  updateHealthSettings: {
+    body: SourceHealthSettingsUpdate,
+    response: { 200: SourceHealthSettings, 400: ErrorBody },
+  },
 } as const
 export type SourceSchemas = typeof sourceSchemas
 

@@ -74,9 +74,12 @@ describe('stream health', () => {
   })
 })
 
+/** N polling operations, none failing or degraded. */
+const polling = (active: number) => ({ active, failing: 0, degraded: 0 })
+
 describe('collector health', () => {
   it('is healthy when every fetch succeeded', () => {
-    const stats = collectorStats([collector()], 1)
+    const stats = collectorStats([collector()], polling(1))
     expect(Value.Check(CollectorStats, stats)).toBe(true)
     expect(stats.collectors).toMatchObject({
       active: 1,
@@ -88,7 +91,10 @@ describe('collector health', () => {
   })
 
   it('a failed fetch is an error described by its message', () => {
-    const stats = collectorStats([collector({ lastFetchSuccessful: false, lastFetchErrorMessage: 'ECONNREFUSED' })], 1)
+    const stats = collectorStats(
+      [collector({ lastFetchSuccessful: false, lastFetchErrorMessage: 'ECONNREFUSED' })],
+      polling(1),
+    )
     expect(stats.collectors.health).toEqual({ status: '1 Error', severity: 'error' })
     expect(stats.collectors.details).toEqual([
       expect.objectContaining({ type: 'error', description: 'ECONNREFUSED', area: 'Collectors' }),
@@ -97,7 +103,7 @@ describe('collector health', () => {
   })
 
   it('never fetched is a warning', () => {
-    const stats = collectorStats([collector({ lastFetchTime: null, lastFetchSuccessful: false })], 0)
+    const stats = collectorStats([collector({ lastFetchTime: null, lastFetchSuccessful: false })], polling(0))
     expect(stats.collectors.health.severity).toBe('warning')
     expect(stats.collectors.details).toEqual([
       expect.objectContaining({ type: 'warning', description: 'Never fetched data' }),
@@ -106,12 +112,12 @@ describe('collector health', () => {
   })
 
   it('a locked collector is a warning until unlocked', () => {
-    const locked = collectorStats([collector({ externalAccessToken: true, unlocked: false })], 0)
+    const locked = collectorStats([collector({ externalAccessToken: true, unlocked: false })], polling(0))
     expect(locked.collectors.details).toEqual([
       expect.objectContaining({ type: 'warning', description: 'Requires password to unlock' }),
     ])
     expect(locked.collectors.breakdown.locked).toBe(1)
-    const unlocked = collectorStats([collector({ externalAccessToken: true, unlocked: true })], 1)
+    const unlocked = collectorStats([collector({ externalAccessToken: true, unlocked: true })], polling(1))
     expect(unlocked.collectors.hasIssues).toBe(false)
   })
 
@@ -124,7 +130,7 @@ describe('collector health', () => {
       lastFetchLostSensors: 50,
       lastFetchNewSensors: 7,
     })
-    const stats = collectorStats([collector(), engine], 1)
+    const stats = collectorStats([collector(), engine], polling(1))
     expect(stats.collectors.total).toBe(1)
     expect(stats.collectors.hasIssues).toBe(false)
     expect(stats.sensors).toMatchObject({ total: 10, active: 10, breakdown: { lost: 0, new: 0, healthy: 10 } })
@@ -142,7 +148,7 @@ describe('collector health', () => {
         collector({ id: 'a', lastFetchLostSensors: a, lastFetchNewSensors: 1 }),
         collector({ id: 'b', name: 'API', lastFetchLostSensors: lost - a, lastFetchNewSensors: 2 }),
       ],
-      2,
+      polling(2),
     )
     expect(stats.sensors.health).toEqual({ status, severity })
     expect(stats.sensors.breakdown).toEqual({ lost, new: 3, healthy: 20 - lost })
@@ -163,7 +169,7 @@ describe('collector health', () => {
         collector({ id: 'a', lastFetchTotalSensors: 4 }),
         collector({ id: 'b', lastFetchSuccessful: false, lastFetchTotalSensors: 6 }),
       ],
-      2,
+      polling(2),
     )
     expect(stats.sensors).toMatchObject({ active: 4, total: 10 })
   })

@@ -65,13 +65,21 @@ export type HealthyCollectors = { count: number; totalSensors: number; newSensor
 
 const noHealthyCollectors: HealthyCollectors = { count: 0, totalSensors: 0, newSensors: 0 }
 
+/** Polling operations running now, and how many of them are failing or degraded (EventEngine left out). */
+export type PollingHealth = { active: number; failing: number; degraded: number }
+
+/** Running streams that are failing or degraded. */
+export type SendingHealth = { failing: number; degraded: number }
+
+const notPolling: PollingHealth = { active: 0, failing: 0, degraded: 0 }
+
 /**
- * Collector and sensor health. EventEngine collectors are internal and left out of everything;
- * `activePollers` is the number of polling operations running now.
+ * Collector and sensor health. EventEngine collectors are internal and left out of everything,
+ * `polling` included.
  */
 export function collectorStats(
   all: readonly CollectorHealthInput[],
-  activePollers: number,
+  polling: PollingHealth = notPolling,
   healthy: HealthyCollectors = noHealthyCollectors,
 ): CollectorStats {
   const collectors = all.filter((collector) => collector.collectorType !== excludedCollectorType)
@@ -132,7 +140,9 @@ export function collectorStats(
 
   return {
     collectors: {
-      active: activePollers,
+      active: polling.active,
+      failing: polling.failing,
+      degraded: polling.degraded,
       total: collectors.length + healthy.count,
       health: areaHealth(errors, warnings),
       hasIssues: issues.length > 0,
@@ -176,7 +186,11 @@ function collectorIssue(
 }
 
 /** Health of the running streams: silent over 30 s is a warning, over 5 minutes an error. */
-export function streamStats(running: readonly StreamHealthInput[], now: Date): StreamStats {
+export function streamStats(
+  running: readonly StreamHealthInput[],
+  now: Date,
+  sending: SendingHealth = { failing: 0, degraded: 0 },
+): StreamStats {
   const issues: HealthIssue[] = []
   const byType = Object.fromEntries(streamTypes.map((type) => [type, 0])) as Record<StreamType, number>
   let inactive = 0
@@ -213,6 +227,8 @@ export function streamStats(running: readonly StreamHealthInput[], now: Date): S
   const warnings = countBy(issues, 'warning')
   return {
     active: running.length,
+    failing: sending.failing,
+    degraded: sending.degraded,
     total: running.length,
     inactive,
     slow,

@@ -1,6 +1,7 @@
 import type {
   BackupTrigger,
   CollectorType,
+  HealthState,
   JunctionStatus,
   NotificationCategory,
   NotificationType,
@@ -31,6 +32,12 @@ export interface NotificationsTable {
   is_delivered: 0 | 1
   delivered_at: string | null
   expires_at: string | null
+  /** Set on notifications about a lasting condition: repeats update the open row with this key. */
+  dedupe_key: ColumnType<string | null, string | null | undefined, string | null>
+  occurrences: Generated<number>
+  /** The latest repeat; null until the first one (then created_at is the last time seen). */
+  last_seen_at: ColumnType<string | null, string | null | undefined, string | null>
+  resolved_at: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface CollectorsTable {
@@ -141,6 +148,44 @@ export interface UnfinishedOperationsTable {
   interrupted_at: string | null
 }
 
+/** What has a health history: an item (`sensor` empty) or one sensor of a collector item. */
+export interface HistorySeriesTable {
+  id: Generated<number>
+  item: string
+  sensor: string
+}
+
+/** The polls or sends of one item in one minute (`minute`: whole minutes since 1970). */
+export interface HealthMinutesTable {
+  series_id: number
+  minute: number
+  ok_count: number
+  fail_count: number
+  latency_sum_ms: number
+  latency_max_ms: number
+  last_error: string | null
+}
+
+/** The numeric values one sensor reported in one minute. */
+export interface SensorMinutesTable {
+  series_id: number
+  minute: number
+  min_value: number
+  max_value: number
+  sum_value: number
+  value_count: number
+  last_value: number
+}
+
+export interface HealthTransitionsTable {
+  id: Generated<number>
+  item: string
+  from_state: HealthState
+  to_state: HealthState
+  at: string
+  reason: string | null
+}
+
 export interface RelayDB {
   app_settings: AppSettingsTable
   notifications: NotificationsTable
@@ -154,4 +199,8 @@ export interface RelayDB {
   frontend_sessions: FrontendSessionsTable
   cloud_sessions: CloudSessionsTable
   unfinished_operations: UnfinishedOperationsTable
+  history_series: HistorySeriesTable
+  health_minutes: HealthMinutesTable
+  sensor_minutes: SensorMinutesTable
+  health_transitions: HealthTransitionsTable
 }

@@ -2,9 +2,8 @@ import { FeatureFlags, type FeatureFlagsUpdate, featureFlagDefaults } from '@rel
 import type { Clock } from '@relay/server-kit'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely } from 'kysely'
-import { Value } from 'typebox/value'
 import type { RelayDB } from '../db/schema.js'
-import { createAppSettings } from '../settings/service.js'
+import { createAppSettings, validStored } from '../settings/service.js'
 
 const settingKey = 'feature_flags'
 
@@ -20,17 +19,7 @@ export function createFeatureFlagService({ db, clock, log }: FeatureFlagDeps) {
     } catch (err) {
       log.warn({ err }, 'stored feature flags are unreadable; using defaults')
     }
-    const flags: FeatureFlags = { ...featureFlagDefaults }
-    if (stored && typeof stored === 'object') {
-      // Keep each stored flag that is still valid on its own; a flag removed or narrowed later is ignored.
-      for (const [name, value] of Object.entries(stored)) {
-        const candidate = { ...flags, [name]: value }
-        if (Value.Check(FeatureFlags, candidate)) {
-          Object.assign(flags, candidate)
-        }
-      }
-    }
-    return flags
+    return validStored<FeatureFlags>(FeatureFlags, featureFlagDefaults, stored)
   }
 
   return {

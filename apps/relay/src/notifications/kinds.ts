@@ -22,6 +22,8 @@ export const kindTitles = {
   authenticationFailure: 'Sign-in failed',
   sessionExpired: 'Session expired',
   cloudAuthenticationRequired: 'Cloud sign-in required',
+  collectorFailing: 'Collector failing',
+  sourceRecovered: 'Recovered',
 } as const satisfies Record<NotificationKind, string>
 
 /** POST /auth-event: each event is one kind, with its own expiry. */

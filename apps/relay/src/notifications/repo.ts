@@ -14,6 +14,46 @@ export function insertNotification(db: Db, row: Insertable<NotificationsTable>):
   return db.insertInto('notifications').values(row).returningAll().executeTakeFirstOrThrow()
 }
 
+/** The open (unresolved) notification with this dedupe key, if any. */
+export function findOpen(db: Db, dedupeKey: string): Promise<NotificationRow | undefined> {
+  return db
+    .selectFrom('notifications')
+    .selectAll()
+    .where('dedupe_key', '=', dedupeKey)
+    .where('resolved_at', 'is', null)
+    .executeTakeFirst()
+}
+
+/** One more occurrence of an open notification's condition: count, last seen, latest text and expiry. */
+export function repeatOpen(
+  db: Db,
+  id: string,
+  changes: { message: string; lastSeenAt: string; expiresAt: string | null },
+): Promise<NotificationRow> {
+  return db
+    .updateTable('notifications')
+    .set((eb) => ({
+      occurrences: eb('occurrences', '+', 1),
+      last_seen_at: changes.lastSeenAt,
+      message: changes.message,
+      expires_at: changes.expiresAt,
+    }))
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow()
+}
+
+/** Marks the open notification with this dedupe key resolved; undefined when none was open. */
+export function resolveOpen(db: Db, dedupeKey: string, at: string): Promise<NotificationRow | undefined> {
+  return db
+    .updateTable('notifications')
+    .set({ resolved_at: at })
+    .where('dedupe_key', '=', dedupeKey)
+    .where('resolved_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst()
+}
+
 export function findNotification(db: Db, id: string): Promise<NotificationRow | undefined> {
   return db.selectFrom('notifications').selectAll().where('id', '=', id).executeTakeFirst()
 }

@@ -73,6 +73,9 @@ describe('pre-built kinds', () => {
       authenticationFailure: null,
       sessionExpired: null,
       cloudAuthenticationRequired: null,
+      // Beyond the spec's table: source health, like a junction error.
+      collectorFailing: 6 * 60 * MINUTE,
+      sourceRecovered: 30 * MINUTE,
     })
   })
 
@@ -282,5 +285,38 @@ describe('history', () => {
     const errors = await service.history({ category: 'api', type: 'error' })
     expect(errors.notifications.map((n) => n.message)).toEqual(['api5', 'api3', 'api1'])
     expect(errors.total).toBe(3)
+  })
+})
+
+describe('notifications about a lasting condition', () => {
+  it('a repeat updates the open notification; once resolved, the next raise starts a new one', async () => {
+    const first = await service.raise('collectorFailing', 'collector:a', { message: 'A is failing: refused' })
+    const delivered = await service.pending(0)
+    clock.advance(5 * SECOND)
+    const repeat = await service.raise('collectorFailing', 'collector:a', { message: 'A is failing: timeout' })
+    expect(repeat).toMatchObject({ id: first.id, occurrences: 2, message: 'A is failing: timeout', resolvedAt: null })
+    expect(repeat.lastSeenAt).toBe(clock.now().toISOString())
+    expect(Date.parse(repeat.expiresAt ?? '')).toBe(
+      clock.now().getTime() + notificationKinds.collectorFailing.expiresIn,
+    )
+    // Not delivered again: the list of pending notifications holds it once.
+    expect((await service.pending(delivered.cursor)).notifications).toEqual([])
+    await service.raise('collectorFailing', 'collector:b', { message: 'B is failing' })
+    expect(await rowCount()).toBe(2)
+
+    const resolved = await service.resolve('collector:a')
+    expect(resolved).toMatchObject({ id: first.id, resolvedAt: clock.now().toISOString() })
+    expect(await service.resolve('collector:a')).toBeUndefined()
+    const next = await service.raise('collectorFailing', 'collector:a', { message: 'A is failing again' })
+    expect(next.id).not.toBe(first.id)
+    expect(next.occurrences).toBe(1)
+  })
+
+  it('an open notification that expired is closed, and the next raise makes a new one', async () => {
+    const first = await service.raise('collectorFailing', 'collector:a', { message: 'A is failing' })
+    clock.advance(notificationKinds.collectorFailing.expiresIn)
+    const next = await service.raise('collectorFailing', 'collector:a', { message: 'A is failing' })
+    expect(next.id).not.toBe(first.id)
+    expect((await service.get(first.id)).resolvedAt).toEqual(expect.any(String))
   })
 })

@@ -43,8 +43,10 @@ export function createNotificationService({ db, clock, log }: NotificationDeps) 
     duration: number | null
     persistent: boolean
     expiresAt: string | null
+    dedupeKey?: string
   }): Promise<Notification> {
     const row = await repo.insertNotification(db, {
+      dedupe_key: fields.dedupeKey ?? null,
       id: randomUUID(),
       type: fields.type,
       category: fields.category,
@@ -63,6 +65,25 @@ export function createNotificationService({ db, clock, log }: NotificationDeps) 
     }
     log.debug({ id: row.id, type: row.type, category: row.category }, 'notification created')
     return toNotification(row)
+  }
+
+  /** The fields of a pre-built kind: its type, category, title, expiry and persistence. */
+  function kindFields(kind: NotificationKind, { message, title }: KindContent) {
+    const rule = notificationKinds[kind]
+    return {
+      type: rule.type,
+      category: rule.category,
+      message,
+      title: title ?? kindTitles[kind],
+      duration: null,
+      persistent: rule.expiresIn === null,
+      expiresAt: expiryOf(kind),
+    }
+  }
+
+  function expiryOf(kind: NotificationKind): string | null {
+    const { expiresIn } = notificationKinds[kind]
+    return expiresIn === null ? null : new Date(clock.now().getTime() + expiresIn).toISOString()
   }
 
   return {
@@ -92,17 +113,37 @@ export function createNotificationService({ db, clock, log }: NotificationDeps) 
     },
 
     /** One of the spec's pre-built kinds, with its expiry and persistence. */
-    notify(kind: NotificationKind, { message, title }: KindContent): Promise<Notification> {
-      const rule = notificationKinds[kind]
-      return insert({
-        type: rule.type,
-        category: rule.category,
-        message,
-        title: title ?? kindTitles[kind],
-        duration: null,
-        persistent: rule.expiresIn === null,
-        expiresAt: rule.expiresIn === null ? null : new Date(clock.now().getTime() + rule.expiresIn).toISOString(),
-      })
+    notify(kind: NotificationKind, content: KindContent): Promise<Notification> {
+      return insert(kindFields(kind, content))
+    },
+
+    /**
+     * A pre-built kind about a lasting condition, one row per episode: while a row with this key is
+     * open, a repeat updates it (occurrences, last seen, latest message, expiry pushed back) and is
+     * not delivered again; otherwise a new row is made.
+     */
+    async raise(kind: NotificationKind, dedupeKey: string, content: KindContent): Promise<Notification> {
+      const open = await repo.findOpen(db, dedupeKey)
+      const at = now()
+      if (open && (open.expires_at === null || open.expires_at > at)) {
+        const row = await repo.repeatOpen(db, open.id, {
+          message: clip(content.message, notificationLimits.messageMaxLength),
+          lastSeenAt: at,
+          expiresAt: open.persistent === 1 ? null : expiryOf(kind),
+        })
+        return toNotification(row)
+      }
+      if (open) {
+        // Expired while still open: that episode is over as far as anybody can see.
+        await repo.resolveOpen(db, dedupeKey, at)
+      }
+      return insert({ ...kindFields(kind, content), dedupeKey })
+    },
+
+    /** Ends the episode of this key; the resolved notification, or undefined when none was open. */
+    async resolve(dedupeKey: string): Promise<Notification | undefined> {
+      const row = await repo.resolveOpen(db, dedupeKey, now())
+      return row && toNotification(row)
     },
 
     async get(id: string): Promise<Notification> {
@@ -194,6 +235,9 @@ function toNotification(row: repo.NotificationRow): Notification {
     isDelivered: row.is_delivered === 1,
     deliveredAt: row.delivered_at,
     expiresAt: row.expires_at,
+    occurrences: row.occurrences,
+    lastSeenAt: row.last_seen_at ?? row.created_at,
+    resolvedAt: row.resolved_at,
   }
 }
 

@@ -236,6 +236,21 @@ export async function replaceLinks(db: Db, junctionId: string, links: Partial<Ju
   }
 }
 
+/** The names of the collectors and streams these links refer to, by id. */
+export async function namesOf(db: Db, links: readonly JunctionLinks[]): Promise<Map<string, string>> {
+  const collectorIds = [...new Set(links.flatMap((link) => link.collectorIds))]
+  const streamIds = [...new Set(links.flatMap((link) => link.targets.map((target) => target.streamId)))]
+  const rows = [
+    ...(collectorIds.length > 0
+      ? await db.selectFrom('collectors').select(['id', 'name']).where('id', 'in', collectorIds).execute()
+      : []),
+    ...(streamIds.length > 0
+      ? await db.selectFrom('streams').select(['id', 'name']).where('id', 'in', streamIds).execute()
+      : []),
+  ]
+  return new Map(rows.map((row) => [row.id, row.name]))
+}
+
 /** Ids among `ids` that exist in `table`. */
 export async function existingIds(
   db: Db,

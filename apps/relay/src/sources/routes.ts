@@ -1,4 +1,4 @@
-import { dashboardRoutes, sourceRoutes as routes } from '@relay/contracts'
+import { sourceRoutes as routes } from '@relay/contracts'
 import type { HttpServer } from '@relay/server-kit'
 import type { FastifyReply } from 'fastify'
 import type { SourcesService } from './service.js'
@@ -15,11 +15,8 @@ const deleted = (remove: (id: string) => Promise<void>) => async (request: { par
   return { success: true as const }
 }
 
-/** Collectors, streams and junctions, and the dashboard statistics computed from them. */
+/** Collectors, streams and junctions (their dashboard statistics are served by the dashboard's routes). */
 export async function sourceRoutes(app: HttpServer, { sources }: { sources: SourcesService }) {
-  app.route({ ...dashboardRoutes.collectorStats, handler: () => sources.collectorStats() })
-  app.route({ ...dashboardRoutes.streamStats, handler: () => sources.streamStats() })
-
   app.route({ ...routes.listCollectors, handler: () => sources.listCollectors() })
   app.route({ ...routes.createCollector, handler: created((body) => sources.createCollector(body)) })
   app.route({ ...routes.getCollector, handler: (request) => sources.getCollector(request.params.id) })
@@ -49,4 +46,7 @@ export async function sourceRoutes(app: HttpServer, { sources }: { sources: Sour
   app.route({ ...routes.deleteJunction, handler: deleted((id) => sources.deleteJunction(id)) })
   app.route({ ...routes.startJunction, handler: (request) => sources.startJunction(request.params.id) })
   app.route({ ...routes.stopJunction, handler: (request) => sources.stopJunction(request.params.id) })
+
+  app.route({ ...routes.getHealthSettings, handler: () => sources.getHealthSettings() })
+  app.route({ ...routes.updateHealthSettings, handler: (request) => sources.updateHealthSettings(request.body) })
 }

@@ -1,7 +1,12 @@
+import { type CollectorType, excludedCollectorType, healthThresholds } from '@relay/contracts'
 import type { Clock } from '@relay/server-kit'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { RelayDB } from '../db/schema.js'
+import type { HealthObserver, OutcomeSample } from '../health-history/recorder.js'
+import { createHealthBoard, type HealthChange } from '../health-states/board.js'
+import type { Outcome } from '../health-states/machine.js'
+import { createHealthSettings } from '../health-states/settings.js'
 import type { NotificationService } from '../notifications/service.js'
 import type {
   CollectorDriver,
@@ -24,9 +29,29 @@ export type RuntimeDeps = {
   log: FastifyBaseLogger
   notifications: NotificationService
   drivers: DriverFactories
+  /** Told every outcome and change of state: the health history. */
+  history?: HealthObserver
 }
 
-type Poller = { stop(): Promise<void> }
+type Poller = { collectorType: CollectorType; stop(): Promise<void> }
+
+/** A fetch's results as saved on the collector's row. */
+export type FetchRecord = Pick<
+  repo.CollectorRow,
+  | 'last_fetch_time'
+  | 'last_fetch_successful'
+  | 'last_fetch_error_message'
+  | 'last_fetch_new_sensors'
+  | 'last_fetch_lost_sensors'
+> &
+  Partial<Pick<repo.CollectorRow, 'last_fetch_total_sensors'>>
+
+/**
+ * What the runtime changed about a collector, for views kept in memory (the dashboard statistics):
+ * a fetch saved its results, or its token was unlocked or forgotten.
+ */
+export type CollectorEvent = { kind: 'fetched'; id: string; saved: FetchRecord } | { kind: 'unlock'; id: string }
+
 type Sender = { junctionId: string; streamId: string; stop(): Promise<void> }
 
 /** A fetch or send that hangs gives up after this long, so one dead source cannot stall its loop. */
@@ -36,14 +61,49 @@ const requestTimeout = 30_000
  * Runs what the sources model describes: one poller per collector that is started (or used by a
  * running junction) and unlocked, one sender per target stream of each running junction.
  */
-export function createSourcesRuntime({ db, clock, log, notifications, drivers }: RuntimeDeps) {
+export function createSourcesRuntime({ db, clock, log, notifications, drivers, history }: RuntimeDeps) {
   const pollers = new Map<string, Poller>()
+  /** The EventEngine pollers, which the statistics leave out: usually none, so they are cheap to subtract. */
+  const internalPollers = new Set<string>()
+  const collectorWatchers = new Set<(event: CollectorEvent) => void>()
   const senders = new Map<string, Sender>()
   /** How many senders each stream has: answers "is it running" without scanning every sender. */
   const sendersPerStream = new Map<string, number>()
   /** Tokens of password-protected collectors, held in memory only once unlocked. */
   const unlockedTokens = new Map<string, string>()
   const now = () => clock.now().toISOString()
+  const health = createHealthBoard({ clock, onChange: history?.changed })
+  const healthSettings = createHealthSettings({ db, clock })
+  const collectorKey = (id: string) => `collector:${id}`
+  const streamKey = (id: string) => `stream:${id}`
+
+  /**
+   * Feeds one outcome to the item's health and notifies on what changed: entering `failing` raises a
+   * notification (a failure while still failing updates that same one), leaving it through successes
+   * resolves it and raises a recovery notice.
+   */
+  async function recordOutcome(
+    key: string,
+    outcome: Outcome,
+    report: { failing: (change: HealthChange) => Promise<unknown>; recovered: string },
+    sample: OutcomeSample,
+  ) {
+    const change = health.record(key, outcome, await healthSettings.get())
+    history?.outcome(key, outcome, sample)
+    if (!outcome.ok && change.after.state === 'failing') {
+      await report.failing(change)
+    } else if (change.before.state === 'failing' && change.after.state !== 'failing') {
+      await notifications.resolve(key)
+      await notifications.notify('sourceRecovered', { message: report.recovered })
+    }
+  }
+
+  /** A stopped item has no failure left to report: its open notification is resolved, quietly. */
+  async function stopHealth(key: string) {
+    if (health.stop(key)?.state === 'failing') {
+      await notifications.resolve(key)
+    }
+  }
 
   function loop(intervalMs: number, task: (signal: AbortSignal) => Promise<void>, close: () => Promise<void>) {
     const controller = new AbortController()
@@ -68,9 +128,30 @@ export function createSourcesRuntime({ db, clock, log, notifications, drivers }:
     }
   }
 
-  async function recordFetch(collectorId: string, readings: Reading[]) {
+  function announce(event: CollectorEvent) {
+    for (const watcher of collectorWatchers) {
+      watcher(event)
+    }
+  }
+
+  function addPoller(id: string, poller: Poller) {
+    pollers.set(id, poller)
+    if (poller.collectorType === excludedCollectorType) {
+      internalPollers.add(id)
+    }
+  }
+
+  function removePoller(id: string): Poller | undefined {
+    const poller = pollers.get(id)
+    pollers.delete(id)
+    internalPollers.delete(id)
+    return poller
+  }
+
+  /** Saves what a fetch read; returns how many sensors it lost. */
+  async function recordFetch(collectorId: string, readings: Reading[]): Promise<number> {
     const at = now()
-    await db.transaction().execute(async (trx) => {
+    const saved = await db.transaction().execute(async (trx) => {
       const known = await repo.listSensors(trx, collectorId)
       const present = new Set(known.filter((sensor) => sensor.missing === 0).map((sensor) => sensor.external_id))
       const reported = new Set(readings.map((reading) => reading.externalId))
@@ -90,25 +171,31 @@ export function createSourcesRuntime({ db, clock, log, notifications, drivers }:
         })
       }
       await repo.markSensorsMissing(trx, collectorId, lost)
-      await repo.updateCollector(trx, collectorId, {
+      const record: FetchRecord = {
         last_fetch_time: at,
         last_fetch_successful: 1,
         last_fetch_error_message: null,
         last_fetch_total_sensors: reported.size,
         last_fetch_new_sensors: fresh.length,
         last_fetch_lost_sensors: lost.length,
-      })
+      }
+      await repo.updateCollector(trx, collectorId, record)
+      return record
     })
+    announce({ kind: 'fetched', id: collectorId, saved })
+    return saved.last_fetch_lost_sensors
   }
 
   async function recordFetchFailure(collectorId: string, error: unknown) {
-    await repo.updateCollector(db, collectorId, {
+    const saved: FetchRecord = {
       last_fetch_time: now(),
       last_fetch_successful: 0,
       last_fetch_error_message: messageOf(error),
       last_fetch_new_sensors: 0,
       last_fetch_lost_sensors: 0,
-    })
+    }
+    await repo.updateCollector(db, collectorId, saved)
+    announce({ kind: 'fetched', id: collectorId, saved })
   }
 
   /** Whether a collector's token can be used: no token, a token under the relay's key, or unlocked. */
@@ -136,8 +223,9 @@ export function createSourcesRuntime({ db, clock, log, notifications, drivers }:
     const wanted = row !== undefined && isUnlocked(row) && (await shouldPoll(row))
     const existing = pollers.get(id)
     if (existing && (!wanted || row === undefined)) {
-      pollers.delete(id)
+      removePoller(id)
       await existing.stop()
+      await stopHealth(collectorKey(id))
       return
     }
     if (!wanted || existing || row === undefined) {
@@ -152,23 +240,47 @@ export function createSourcesRuntime({ db, clock, log, notifications, drivers }:
       accessToken: unlockedTokens.get(row.id) ?? readToken(row),
     })
     const collectorLog = log.child({ collectorId: id })
-    pollers.set(
-      id,
-      loop(
-        row.poll_rate_ms,
-        async (signal) => {
-          try {
-            await recordFetch(id, await driver.fetch(signal))
-          } catch (err) {
-            if (!signal.aborted || signal.reason?.name === 'TimeoutError') {
-              collectorLog.warn({ err: messageOf(err) }, 'collector fetch failed')
-              await recordFetchFailure(id, err).catch(() => {})
-            }
+    const key = collectorKey(id)
+    // A restart after a change (restartCollector) keeps the health it had, so a fixed collector
+    // recovers visibly: the failing episode ends with a recovery, not silently.
+    const previous = health.get(key)
+    if (previous === undefined || previous.state === 'stopped') {
+      health.start(key)
+    }
+    const report = {
+      failing: ({ after }: HealthChange) =>
+        notifications.raise('collectorFailing', key, { message: `${row.name} is failing: ${after.reason}` }),
+      recovered: `${row.name} is healthy again`,
+    }
+    const poller = loop(
+      row.poll_rate_ms,
+      async (signal) => {
+        let outcome: Outcome
+        let readings: Reading[] | undefined
+        const started = performance.now()
+        try {
+          readings = await driver.fetch(signal)
+          const lost = await recordFetch(id, readings)
+          outcome =
+            lost >= healthThresholds.SENSOR_WARNING_LOST_THRESHOLD
+              ? { ok: true, degraded: `${lost} sensor${lost === 1 ? '' : 's'} lost` }
+              : { ok: true }
+        } catch (err) {
+          if (signal.aborted && signal.reason?.name !== 'TimeoutError') {
+            return
           }
-        },
-        () => driver.close(),
-      ),
+          collectorLog.warn({ err: messageOf(err) }, 'collector fetch failed')
+          await recordFetchFailure(id, err).catch(() => {})
+          outcome = { ok: false, error: messageOf(err) }
+        }
+        const sample = { latencyMs: performance.now() - started, readings }
+        await recordOutcome(key, outcome, report, sample).catch((err: unknown) =>
+          collectorLog.warn({ err: messageOf(err) }, 'collector health not recorded'),
+        )
+      },
+      () => driver.close(),
     )
+    addPoller(id, { collectorType: row.collector_type, stop: poller.stop })
   }
 
   async function payloadFor(
@@ -204,30 +316,40 @@ export function createSourcesRuntime({ db, clock, log, notifications, drivers }:
       settings: JSON.parse(stream.settings) as Record<string, unknown>,
     })
     const streamLog = log.child({ junctionId: junction.id, streamId: stream.id })
-    let failing = false
+    const key = streamKey(stream.id)
+    if (!sendersPerStream.has(stream.id)) {
+      health.start(key)
+    }
+    const report = {
+      failing: ({ before, after }: HealthChange) => {
+        if (before.state !== 'failing') {
+          streamLog.warn({ err: after.reason }, 'stream send failing')
+        }
+        return notifications.raise('junctionError', key, {
+          message: `${junction.name}: sending to ${stream.name} is failing: ${after.reason}`,
+        })
+      },
+      recovered: `${junction.name}: sending to ${stream.name} works again`,
+    }
     const sender = loop(
       sendRateMs,
       async (signal) => {
+        let outcome: Outcome
+        const started = performance.now()
         try {
           await driver.send(await payloadFor(junction, stream, collectorIds), signal)
           await repo.updateStream(db, stream.id, { last_sent_time: now(), last_error: null })
-          failing = false
+          outcome = { ok: true }
         } catch (err) {
           if (signal.aborted && signal.reason?.name !== 'TimeoutError') {
             return
           }
           await repo.updateStream(db, stream.id, { last_error: messageOf(err) }).catch(() => {})
-          // One notification when a stream starts failing, not one per attempt.
-          if (!failing) {
-            failing = true
-            streamLog.warn({ err: messageOf(err) }, 'stream send failed')
-            await notifications
-              .notify('junctionError', {
-                message: `${junction.name}: sending to ${stream.name} failed: ${messageOf(err)}`,
-              })
-              .catch(() => {})
-          }
+          outcome = { ok: false, error: messageOf(err) }
         }
+        await recordOutcome(key, outcome, report, { latencyMs: performance.now() - started }).catch((err: unknown) =>
+          streamLog.warn({ err: messageOf(err) }, 'stream health not recorded'),
+        )
       },
       () => driver.close(),
     )
@@ -247,11 +369,39 @@ export function createSourcesRuntime({ db, clock, log, notifications, drivers }:
       }
     }
     await Promise.all(mine.map(([, sender]) => sender.stop()))
+    for (const [, { streamId }] of mine) {
+      if (!sendersPerStream.has(streamId)) {
+        await stopHealth(streamKey(streamId))
+      }
+    }
   }
 
   return {
     isPolling: (collectorId: string) => pollers.has(collectorId),
-    activePollers: () => pollers.size,
+    /**
+     * Polling operations running now, and how many of them are failing or degraded; EventEngine left out.
+     * From the board's tallies: a collector that does not poll is `stopped`, neither failing nor degraded.
+     */
+    pollingHealth() {
+      const counted = health.tally('collector')
+      for (const id of internalPollers) {
+        const state = health.get(collectorKey(id))?.state
+        if (state === 'failing' || state === 'degraded') {
+          counted[state]--
+        }
+      }
+      return { active: pollers.size - internalPollers.size, ...counted }
+    },
+    /** How many running streams are failing or degraded (a stopped stream is neither). */
+    streamHealth: () => health.tally('stream'),
+    /** Calls `watcher` with every change the runtime makes to a collector; returns how to stop. */
+    watchCollectors(watcher: (event: CollectorEvent) => void): () => void {
+      collectorWatchers.add(watcher)
+      return () => collectorWatchers.delete(watcher)
+    },
+    collectorHealth: (id: string) => health.get(collectorKey(id)),
+    streamHealthOf: (id: string) => health.get(streamKey(id)),
+    healthSettings,
     isStreamRunning: (streamId: string) => sendersPerStream.has(streamId),
     runningStreamIds: () => [...sendersPerStream.keys()],
     isUnlocked,
@@ -259,18 +409,28 @@ export function createSourcesRuntime({ db, clock, log, notifications, drivers }:
 
     /** A running poller keeps the settings it started with: replace it after the collector changed. */
     async restartCollector(id: string, readToken: (row: repo.CollectorRow) => string | null): Promise<void> {
-      const existing = pollers.get(id)
-      pollers.delete(id)
+      const existing = removePoller(id)
       await existing?.stop()
       await syncCollector(id, readToken)
+      if (!pollers.has(id)) {
+        await stopHealth(collectorKey(id))
+      }
+    },
+
+    /** A deleted collector: nothing left to report about it. */
+    async forgetHealth(collectorId: string) {
+      await stopHealth(collectorKey(collectorId))
+      health.forget(collectorKey(collectorId))
     },
 
     unlock(collectorId: string, token: string) {
       unlockedTokens.set(collectorId, token)
+      announce({ kind: 'unlock', id: collectorId })
     },
 
     forget(collectorId: string) {
       unlockedTokens.delete(collectorId)
+      announce({ kind: 'unlock', id: collectorId })
     },
 
     /** Marks the junction Running, starts its collectors and one sender per target. */
@@ -320,9 +480,13 @@ export function createSourcesRuntime({ db, clock, log, notifications, drivers }:
     async close() {
       const all = [...pollers.values(), ...senders.values()]
       pollers.clear()
+      internalPollers.clear()
       senders.clear()
       sendersPerStream.clear()
       await Promise.all(all.map((item) => item.stop()))
+      // Open notifications stay open: a failure still there after the restart updates the same one.
+      health.clear()
+      healthSettings.forget()
     },
   }
 }

@@ -10,10 +10,13 @@ import {
   type CreateStreamBody,
   collectorAddress,
   collectorSettingsSchemas,
+  type ItemHealth,
   invalidField,
   type Junction,
   keepsAccessToken,
   type Sensor,
+  type SourceHealthSettings,
+  type SourceHealthSettingsUpdate,
   type Stream,
   type StreamStats,
   sourceLimits,
@@ -27,8 +30,10 @@ import { type Clock, coalesce } from '@relay/server-kit'
 import type { Kysely } from 'kysely'
 import type { TSchema } from 'typebox'
 import { Value } from 'typebox/value'
-import { collectorStats, streamStats } from '../dashboard/health.js'
+import { createCollectorStatsView } from '../dashboard/collector-view.js'
+import { streamStats } from '../dashboard/health.js'
 import type { RelayDB } from '../db/schema.js'
+import { combinedHealth, type HealthSnapshot, publicHealth, stoppedHealth } from '../health-states/machine.js'
 import { open, passwordKey, seal } from '../secrets/secret-box.js'
 import type { Reach } from './reach.js'
 import * as repo from './repo.js'
@@ -46,9 +51,27 @@ export type SourcesDeps = {
 /** Collectors, sensors, streams and junctions: validation, secrets, and starting and stopping them. */
 export function createSourcesService({ db, clock, secretKey, runtime, reach }: SourcesDeps) {
   const now = () => clock.now().toISOString()
+  const collectorView = createCollectorStatsView({
+    load: () => repo.listCollectors(db),
+    polling: () => runtime.pollingHealth(),
+    isUnlocked: (row) => runtime.isUnlocked(row),
+  })
+  runtime.watchCollectors((event) => collectorView.apply(event))
   /** The token of a collector whose token is sealed with the relay's key (not a password). */
   const readToken = (row: repo.CollectorRow) =>
     row.access_token && row.access_token_salt === null ? open(secretKey, row.access_token) : null
+
+  /** A running item's health; a stopped one's, since its last change when it never ran here. */
+  function healthOf(snapshot: HealthSnapshot | undefined, updatedAt: string, reason: string | null = null): ItemHealth {
+    return publicHealth(snapshot ?? stoppedHealth(updatedAt, reason))
+  }
+
+  const collectorHealth = (row: repo.CollectorRow) =>
+    healthOf(
+      runtime.collectorHealth(row.id),
+      row.updated_at,
+      runtime.isUnlocked(row) ? null : 'Locked: the access token needs its password',
+    )
 
   function toCollector(row: repo.CollectorRow): Collector {
     return {
@@ -68,6 +91,7 @@ export function createSourcesService({ db, clock, secretKey, runtime, reach }: S
       lastFetchTotalSensors: row.last_fetch_total_sensors,
       lastFetchNewSensors: row.last_fetch_new_sensors,
       lastFetchLostSensors: row.last_fetch_lost_sensors,
+      health: collectorHealth(row),
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     }
@@ -84,6 +108,7 @@ export function createSourcesService({ db, clock, secretKey, runtime, reach }: S
       running: runtime.isStreamRunning(row.id),
       lastSentTime: row.last_sent_time,
       lastError: row.last_error,
+      health: healthOf(runtime.streamHealthOf(row.id), row.updated_at),
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     }
@@ -94,17 +119,40 @@ export function createSourcesService({ db, clock, secretKey, runtime, reach }: S
       db,
       rows.map((row) => row.id),
     )
-    return rows.map((row) => ({
-      id: row.id,
-      name: row.name,
-      status: row.status,
-      autoStart: row.auto_start === 1,
-      collectorIds: links.get(row.id)?.collectorIds ?? [],
-      targets: links.get(row.id)?.targets ?? [],
-      lastError: row.last_error,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-    }))
+    const names = await repo.namesOf(db, [...links.values()])
+    return rows.map((row) => {
+      const { collectorIds, targets } = links.get(row.id) ?? { collectorIds: [], targets: [] }
+      return {
+        id: row.id,
+        name: row.name,
+        status: row.status,
+        autoStart: row.auto_start === 1,
+        collectorIds,
+        targets,
+        lastError: row.last_error,
+        health: junctionHealth(row, { collectorIds, targets }, names),
+        createdAt: row.created_at,
+        updatedAt: row.updated_at,
+      }
+    })
+  }
+
+  /** Idle is `stopped` (with why it cannot run, if so); running is the worst of its parts. */
+  function junctionHealth(row: repo.JunctionRow, links: repo.JunctionLinks, names: Map<string, string>): ItemHealth {
+    if (row.status !== 'Running') {
+      return healthOf(undefined, row.updated_at, incompleteLinks(links)?.message ?? row.last_error)
+    }
+    const parts = [
+      ...links.collectorIds.map((id) => ({
+        name: names.get(id) ?? id,
+        health: healthOf(runtime.collectorHealth(id), row.updated_at),
+      })),
+      ...links.targets.map(({ streamId }) => ({
+        name: names.get(streamId) ?? streamId,
+        health: healthOf(runtime.streamHealthOf(streamId), row.updated_at),
+      })),
+    ]
+    return combinedHealth(parts, row.updated_at)
   }
 
   const collectorRow = async (id: string) => found(await repo.findCollector(db, id), 'Collector', id)
@@ -162,7 +210,14 @@ export function createSourcesService({ db, clock, secretKey, runtime, reach }: S
     return settings
   }
 
-  async function checkLinks(body: Partial<CreateJunctionBody>) {
+  async function checkLinks(body: Partial<CreateJunctionBody>, saved?: repo.JunctionLinks) {
+    const incomplete = incompleteLinks({
+      collectorIds: body.collectorIds ?? saved?.collectorIds ?? [],
+      targets: body.targets ?? saved?.targets ?? [],
+    })
+    if (incomplete) {
+      throw invalidField(incomplete.field, incomplete.message)
+    }
     const collectorIds = body.collectorIds ?? []
     const streamIds = (body.targets ?? []).map((target) => target.streamId)
     if (new Set(streamIds).size !== streamIds.length) {
@@ -212,7 +267,9 @@ export function createSourcesService({ db, clock, secretKey, runtime, reach }: S
         // The person who just typed the password has unlocked it for this run.
         runtime.unlock(id, body.accessToken)
       }
-      return toCollector(await collectorRow(id))
+      const row = await collectorRow(id)
+      collectorView.saved(row)
+      return toCollector(row)
     },
 
     async updateCollector(id: string, body: UpdateCollectorBody): Promise<UpdateCollectorReply> {
@@ -247,15 +304,19 @@ export function createSourcesService({ db, clock, secretKey, runtime, reach }: S
         }
       }
       await runtime.restartCollector(id, readToken)
+      const changed = await collectorRow(id)
+      collectorView.saved(changed)
       const warnings: CollectorWarning[] = tokenMoved ? [tokenRemovedWarning(from, to)] : []
-      return { ...toCollector(await collectorRow(id)), warnings }
+      return { ...toCollector(changed), warnings }
     },
 
     async deleteCollector(id: string): Promise<void> {
       await collectorRow(id)
       await repo.deleteCollector(db, id)
+      collectorView.removed(id)
       runtime.forget(id)
       await runtime.syncCollector(id, readToken)
+      await runtime.forgetHealth(id)
     },
 
     async setCollectorActive(id: string, active: boolean): Promise<Collector> {
@@ -283,7 +344,7 @@ export function createSourcesService({ db, clock, secretKey, runtime, reach }: S
     },
 
     async listSensors(collectorId: string): Promise<Sensor[]> {
-      await collectorRow(collectorId)
+      const health = collectorHealth(await collectorRow(collectorId))
       return (await repo.listSensors(db, collectorId)).map((row) => ({
         id: row.id,
         collectorId: row.collector_id,
@@ -293,6 +354,15 @@ export function createSourcesService({ db, clock, secretKey, runtime, reach }: S
         value: row.value === null ? null : (JSON.parse(row.value) as Sensor['value']),
         lastUpdated: row.last_updated,
         missing: row.missing === 1,
+        health:
+          row.missing === 1 && health.state !== 'stopped'
+            ? {
+                state: 'failing' as const,
+                since: row.last_updated ?? health.since,
+                reason: 'No longer reported by its collector',
+                consecutiveFailures: 0,
+              }
+            : health,
       }))
     },
 
@@ -376,7 +446,7 @@ export function createSourcesService({ db, clock, secretKey, runtime, reach }: S
       if (row.status === 'Running' && (body.collectorIds || body.targets)) {
         throw new AppError('CONFLICT', 'Stop the junction before changing its collectors or targets')
       }
-      await checkLinks(body)
+      await checkLinks(body, await linksOf(id))
       await db.transaction().execute(async (trx) => {
         await repo.updateJunction(trx, id, {
           name: body.name ?? row.name,
@@ -398,9 +468,14 @@ export function createSourcesService({ db, clock, secretKey, runtime, reach }: S
 
     async startJunction(id: string): Promise<Junction> {
       const row = await junctionRow(id)
+      const links = await linksOf(id)
+      const incomplete = incompleteLinks(links)
+      if (row.status !== 'Running' && incomplete) {
+        throw new AppError('CONFLICT', `Junction cannot start: ${incomplete.field} ${incomplete.message}`)
+      }
       if (row.status !== 'Running') {
         try {
-          await runtime.startJunction(row, await linksOf(id), readToken)
+          await runtime.startJunction(row, links, readToken)
         } catch (err) {
           throw new AppError(
             'CONFLICT',
@@ -426,35 +501,22 @@ export function createSourcesService({ db, clock, secretKey, runtime, reach }: S
         await runtime.syncCollector(collector.id, readToken)
       }
       for (const junction of await repo.listJunctions(db)) {
-        if (junction.auto_start === 1) {
-          await runtime
-            .startJunction(junction, await linksOf(junction.id), readToken)
-            .catch((err) => onError(err, junction))
+        const links = await linksOf(junction.id)
+        if (junction.auto_start === 1 && !incompleteLinks(links)) {
+          await runtime.startJunction(junction, links, readToken).catch((err) => onError(err, junction))
         }
       }
     },
 
     // Statistics ---------------------------------------------------------------------------------
 
-    // Concurrent dashboard polls share one computation; each answer is still computed fresh.
-    collectorStats: coalesce(async (): Promise<CollectorStats> => {
-      const { listed, healthy } = await repo.findCollectorHealth(db)
-      const collectors = listed.map((row) => ({
-        id: row.id,
-        name: row.name,
-        collectorType: row.collector_type,
-        lastFetchTime: row.last_fetch_time,
-        lastFetchSuccessful: row.last_fetch_successful === 1,
-        lastFetchErrorMessage: row.last_fetch_error_message,
-        externalAccessToken: row.access_token_salt !== null,
-        unlocked: runtime.isUnlocked(row),
-        lastFetchTotalSensors: row.last_fetch_total_sensors,
-        lastFetchNewSensors: row.last_fetch_new_sensors,
-        lastFetchLostSensors: row.last_fetch_lost_sensors,
-      }))
-      return collectorStats(collectors, runtime.activePollers(), healthy)
-    }),
+    /** Kept in memory and changed as collectors change: a dashboard poll reads no rows. */
+    collectorStats: (): Promise<CollectorStats> => collectorView.stats(),
 
+    /** The database was replaced (a restore): the statistics are read from it again. */
+    forgetStats: () => collectorView.forget(),
+
+    // Concurrent dashboard polls share one computation; each answer is still computed fresh, on the clock.
     streamStats: coalesce(async (): Promise<StreamStats> => {
       const running = new Set(runtime.runningStreamIds())
       const streams = (await repo.listStreams(db)).filter((row) => running.has(row.id))
@@ -468,8 +530,16 @@ export function createSourcesService({ db, clock, secretKey, runtime, reach }: S
           screenId: row.screen_id,
         })),
         clock.now(),
+        runtime.streamHealth(),
       )
     }),
+
+    // Health settings ----------------------------------------------------------------------------
+
+    getHealthSettings: (): Promise<SourceHealthSettings> => runtime.healthSettings.get(),
+
+    updateHealthSettings: (changes: SourceHealthSettingsUpdate): Promise<SourceHealthSettings> =>
+      runtime.healthSettings.update(changes),
   }
 }
 
@@ -507,6 +577,23 @@ function shownOrigin(address: string | undefined): string {
   } catch {
     return address ?? 'no address'
   }
+}
+
+/**
+ * Why a junction with these links could never stream anything, or undefined when it can. New
+ * junctions are refused; one saved before that rule stays idle (its start is refused too).
+ */
+function incompleteLinks(links: repo.JunctionLinks): { field: string; message: string } | undefined {
+  if (links.collectorIds.length === 0) {
+    return {
+      field: 'collectorIds',
+      message: 'must list at least one collector: a junction without one has nothing to send',
+    }
+  }
+  if (links.targets.length === 0) {
+    return { field: 'targets', message: 'must list at least one stream: a junction without targets sends nowhere' }
+  }
+  return undefined
 }
 
 function found<T>(row: T | undefined, what: string, id: string): T {

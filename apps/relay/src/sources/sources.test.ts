@@ -1,5 +1,4 @@
 import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { ErrorBody } from '@relay/contracts'
 import { createTestClock, tempDir } from '@relay/testkit'
 import { Value } from 'typebox/value'
@@ -7,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { startRelay, testConfig } from '../../test/app.js'
 import { createApp, type RelayApp } from '../app.js'
 import { createDrivers } from './drivers/index.js'
+import { closeServers, listenLocally, servers, until } from './local-servers.js'
 import { createReach } from './reach.js'
 import { createWebSocketHub } from './websocket-hub.js'
 
@@ -34,30 +34,11 @@ async function localServer(handler: (body: string) => { status: number; body?: u
       res.end(answer.body === undefined ? '' : JSON.stringify(answer.body))
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  servers.push(server)
+  const url = await listenLocally(server)
   return { url, received, requests, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
 }
 
-const servers: Server[] = []
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections()
-    await new Promise<void>((resolve) => server.close(() => resolve()))
-  }
-})
-
-async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await read()
-    if (ok(value) || Date.now() > deadline) {
-      return value
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-}
+afterEach(closeServers)
 
 describe('sources API', () => {
   it('creates, reads, updates and deletes collectors, streams and junctions', async () => {
@@ -257,10 +238,17 @@ describe('running sources', () => {
       inactive: 1,
       health: { severity: 'error' },
     })
-    const history = (await app.inject({ url: '/api/notifications/history?category=system' })).json()
-    expect(history.notifications.map((n: { title: string }) => n.title)).toEqual(
-      expect.arrayContaining(['Junction started', 'Junction error']),
+    // The junction error comes once the stream is failing: after three failed sends by default.
+    const titles = await until(
+      async () =>
+        (await app.inject({ url: '/api/notifications/history?category=system' }))
+          .json()
+          .notifications.map((n: { title: string }) => n.title),
+      (found) => found.includes('Junction error'),
     )
+    expect(titles).toEqual(expect.arrayContaining(['Junction started', 'Junction error']))
+    const failing = (await app.inject({ url: `/api/connections/streams/${stream.id}` })).json()
+    expect(failing.health).toMatchObject({ state: 'failing', reason: expect.stringContaining('503') })
 
     const stopped = await app.inject({ method: 'POST', url: `/api/junctions/${junction.id}/stop` })
     expect(stopped.json().status).toBe('Idle')
