@@ -1,10 +1,4 @@
-import {
-  checkPageEverywhere,
-  chromiumProblem,
-  type LayoutProblem,
-  launchChromium,
-  requirement,
-} from '@relay/testkit'
+import { checkPageEverywhere, chromiumProblem, type LayoutProblem, launchChromium, requirement } from '@relay/testkit'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RelayUnderTest, startRelay } from './relay-under-test'
@@ -13,10 +7,11 @@ const chromium = requirement('Chromium', chromiumProblem())
 
 /** Every page of the signed-in app, with what shows once its content has loaded. */
 const pages = [
-  { path: '/dashboard', ready: 'warnings-row' },
-  { path: '/sources?tab=collectors', ready: 'collector-row' },
-  { path: '/sources?tab=streams', ready: 'stream-row' },
-  { path: '/sources?tab=junctions', ready: 'junction-row' },
+  { path: '/dashboard', ready: ['warnings-row', 'area-problems-collectors'] },
+  // Health on Sources: a failing badge with its reason, heartbeat bars and the list of health changes.
+  { path: '/sources?tab=collectors', ready: ['collector-row', 'heartbeat-summary', 'health-event'] },
+  { path: '/sources?tab=streams', ready: ['stream-row', 'heartbeat-summary', 'health-event'] },
+  { path: '/sources?tab=junctions', ready: ['junction-row', 'health-event'] },
   { path: '/backups', heading: 'Backups' },
   { path: '/notifications', heading: 'Notifications' },
   { path: '/settings/notifications', heading: 'Settings' },
@@ -34,6 +29,7 @@ describe.skipIf(!chromium.available)('Every page at phone and desktop width, lig
   let relay: RelayUnderTest
   let context: BrowserContext
   let page: Page
+  let failingId: string
 
   beforeAll(async () => {
     browser = await launchChromium()
@@ -41,6 +37,7 @@ describe.skipIf(!chromium.available)('Every page at phone and desktop width, lig
     await relay.setFlags({ notifications_polling_interval: 1000 })
     // A collector whose fetch fails, so its error and the dashboard's warnings are on screen too.
     const failing = await relay.failingCollector('Weather station on the roof')
+    failingId = failing.id
     await relay.createCollector({ name: 'Bench sensors', collectorType: 'Virtual', settings: { sensorCount: 2 } })
     const stream = await relay.call<{ id: string }>('POST', '/api/connections/streams', {
       name: 'Lobby screen',
@@ -72,12 +69,16 @@ describe.skipIf(!chromium.available)('Every page at phone and desktop width, lig
     await page.getByTestId('warnings-header').getByText('Current Warnings').waitFor()
     await page.getByTestId('warnings-toggle').click()
     await page.getByTestId('warnings-row').first().waitFor()
+    // Failing by now (three failed polls a second apart), so its red badge and count are checked too.
+    await expect.poll(async () => (await relay.collector(failingId)).health.state, { timeout: 10_000 }).toBe('failing')
 
     const problems: LayoutProblem[] = []
     for (const entry of pages) {
       await page.goto(`${relay.baseUrl}${entry.path}`)
       if ('ready' in entry) {
-        await page.getByTestId(entry.ready).first().waitFor()
+        for (const testId of entry.ready) {
+          await page.getByTestId(testId).first().waitFor()
+        }
       } else {
         await page.getByRole('heading', { level: 1, name: entry.heading }).waitFor()
       }
@@ -85,6 +86,17 @@ describe.skipIf(!chromium.available)('Every page at phone and desktop width, lig
       problems.push(...(await checkPageEverywhere(page, themeApplied(page))))
     }
     expect(problems).toEqual([])
+  })
+
+  it('checks the dashboard a relay with nothing configured greets with', async () => {
+    const fresh = await startRelay()
+    try {
+      await page.goto(`${fresh.baseUrl}/dashboard`)
+      await page.getByTestId('dashboard-onboarding').waitFor()
+      expect(await checkPageEverywhere(page, themeApplied(page))).toEqual([])
+    } finally {
+      await fresh.close()
+    }
   })
 
   it('checks the setup screen a fresh relay shows', async () => {

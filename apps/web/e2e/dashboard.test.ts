@@ -53,26 +53,45 @@ describe.skipIf(!chromium.available)('Dashboard in Chromium', () => {
   const toggle = () => page.getByTestId('warnings-toggle')
   const stored = () => page.evaluate((key) => localStorage.getItem(key), dashboardPolling.expandedStorageKey)
 
-  it('opens from / as the first page, with four healthy areas and no warnings on a fresh relay', async () => {
+  /** A relay with a collector is set up (a fresh one greets with onboarding instead of cards). */
+  const runningGenerator = async () => {
+    const { id } = await relay.createCollector({
+      name: 'Bench generator',
+      collectorType: 'Virtual',
+      settings: { sensorCount: 2 },
+    })
+    await relay.startCollector(id)
+    await expect.poll(async () => (await relay.collector(id)).health.state).toBe('healthy')
+  }
+
+  it('opens from / as the first page, greets a fresh relay, then shows four healthy areas and no warnings', async () => {
     await page.goto(relay.baseUrl)
     await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor()
     expect(new URL(page.url()).pathname).toBe('/dashboard')
     const links = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()
     expect(links.map((text) => text.trim()).slice(0, 2)).toEqual(['Dashboard', 'Sources'])
+    await page.getByTestId('dashboard-onboarding').getByRole('link', { name: 'Add your first collector' }).waitFor()
 
-    await expect.poll(() => healthOf('collectors')).toBe('All Healthy')
+    await runningGenerator()
+    await expect.poll(() => healthOf('collectors'), { timeout: nextPoll }).toBe('All Healthy')
     for (const area of areas) {
       await expect.poll(() => healthOf(area)).toBe('All Healthy')
-      expect(await activeOf(area)).toBe('0')
       expect(await card(area).getAttribute('data-severity')).toBe('success')
       expect(await card(area).textContent()).toContain(`${area[0]?.toUpperCase()}${area.slice(1)}`)
     }
+    expect(await activeOf('junctions')).toBe('0')
+    expect(await activeOf('collectors')).toBe('1')
+    expect(await activeOf('streams')).toBe('0')
+    expect(await page.getByTestId('area-problems-collectors').count()).toBe(0)
+    expect(await page.getByTestId('dashboard-onboarding').count()).toBe(0)
     expect(await header()).toBe('No Warnings')
   })
 
   it('lays the areas out two by two on a phone and in one row of four on a desktop', async () => {
+    await runningGenerator()
     await page.setViewportSize(phone)
     await open()
+    await card('collectors').waitFor()
     const [junctions, collectors, streams, sensors] = await boxes(page)
     expect(collectors.y).toBeCloseTo(junctions.y, 0)
     expect(collectors.x).toBeGreaterThan(junctions.x + junctions.width - 1)
@@ -96,6 +115,7 @@ describe.skipIf(!chromium.available)('Dashboard in Chromium', () => {
   })
 
   it('keeps the warnings collapsed by default, and remembers opening and closing them across reloads', async () => {
+    await runningGenerator()
     await open()
     expect(await toggle().getAttribute('aria-expanded')).toBe('false')
     expect(await stored()).toBeNull()
@@ -118,7 +138,7 @@ describe.skipIf(!chromium.available)('Dashboard in Chromium', () => {
     expect(await page.getByText(/Nothing needs attention/).isVisible()).toBe(false)
   })
 
-  it('counts the current errors and warnings and lists them newest first, never-seen ones last', async () => {
+  it('counts the current errors and warnings and lists them errors first, each newest first, never-seen ones last', async () => {
     // An hour between polls: each failing collector fetches once, so its issue keeps its time.
     const older = await relay.createCollector({
       name: 'Older API',

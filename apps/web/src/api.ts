@@ -13,8 +13,11 @@ import {
   type ErrorCode,
   type FeatureFlagsUpdate,
   featureFlagEndpoints,
+  type HealthEventsQuery,
+  type HealthHistoryQuery,
   type HistoryQuery,
   healthEndpoints,
+  healthHistoryEndpoints,
   isErrorBody,
   type LocalLoginBody,
   type LocalSetupBody,
@@ -178,6 +181,11 @@ export const api = {
 
   collectorStats: (signal?: AbortSignal) => call(dashboardEndpoints.collectorStats, { signal }),
   streamStats: (signal?: AbortSignal) => call(dashboardEndpoints.streamStats, { signal }),
+
+  healthHistory: (query: HealthHistoryQuery, signal?: AbortSignal) =>
+    call(healthHistoryEndpoints.history, { query, signal }),
+  healthEvents: (query: HealthEventsQuery, signal?: AbortSignal) =>
+    call(healthHistoryEndpoints.events, { query, signal }),
 
   collectors: (signal?: AbortSignal) => call(sources.listCollectors, { signal }),
   createCollector: (body: CreateCollectorBody) => call(sources.createCollector, { body }),

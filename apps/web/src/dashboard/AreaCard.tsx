@@ -1,4 +1,7 @@
+import type { HealthArea } from '@relay/contracts'
 import { useId } from 'react'
+import { Link } from 'react-router'
+import { areaLink } from '../health/item-links'
 import { Badge, type Tone } from '../ui/Badge'
 import styles from './DashboardPage.module.css'
 import type { AreaSummary, CardSeverity } from './overview'
@@ -10,10 +13,22 @@ const severityTones = {
   unknown: 'muted',
 } as const satisfies Record<CardSeverity, Tone>
 
-/** One area's active count and health; the health is spelled out, never shown by colour alone. */
+/** What the active ones of an area are doing. */
+const activeLabels = {
+  Junctions: 'running',
+  Collectors: 'polling',
+  Streams: 'sending',
+  Sensors: 'active',
+} as const satisfies Record<HealthArea, string>
+
+/**
+ * One area's active count, how many of those fail, and its health; the health is spelled out, never
+ * shown by colour alone. The title and the failing count lead to the area's list on the Sources page.
+ */
 export function AreaCard({ summary }: { summary: AreaSummary }) {
   const headingId = useId()
   const slug = summary.area.toLowerCase()
+  const link = areaLink(summary.area)
   return (
     <section
       className={styles.card}
@@ -23,7 +38,9 @@ export function AreaCard({ summary }: { summary: AreaSummary }) {
       data-severity={summary.severity}
     >
       <h2 id={headingId} className={styles.cardTitle}>
-        {summary.area}
+        <Link to={link} className={styles.cardLink}>
+          {summary.area}
+        </Link>
       </h2>
       <p className={styles.count}>
         <span className={styles.active} data-testid={`area-active-${slug}`}>
@@ -33,8 +50,18 @@ export function AreaCard({ summary }: { summary: AreaSummary }) {
           {' / '}
           {summary.total ?? '–'}
         </span>
-        <span className={styles.countLabel}> active</span>
+        <span className={styles.countLabel}> {activeLabels[summary.area]}</span>
       </p>
+      {(summary.failing > 0 || summary.degraded > 0) && (
+        <p className={styles.problems} data-testid={`area-problems-${slug}`}>
+          {summary.failing > 0 && (
+            <Link to={link} className={styles.failingCount}>
+              · {summary.failing} failing
+            </Link>
+          )}
+          {summary.degraded > 0 && <span className={styles.degradedCount}> · {summary.degraded} degraded</span>}
+        </p>
+      )}
       <p className={styles.cardFooter}>
         <Badge small tone={severityTones[summary.severity]} testId={`area-health-${slug}`}>
           {summary.status}

@@ -1,7 +1,9 @@
+import { useId } from 'react'
+import { Link } from 'react-router'
 import common from '../ui/common.module.css'
 import { AreaCard } from './AreaCard'
 import styles from './DashboardPage.module.css'
-import { currentIssues, summarizeAreas } from './overview'
+import { currentIssues, isUnconfigured, summarizeAreas } from './overview'
 import { useOverview } from './use-overview'
 import { WarningsSection } from './WarningsSection'
 
@@ -19,12 +21,35 @@ export function DashboardPage() {
           </p>
         )}
       </div>
-      <div className={styles.areas}>
-        {summarizeAreas(overview).map((summary) => (
-          <AreaCard key={summary.area} summary={summary} />
-        ))}
-      </div>
-      <WarningsSection issues={currentIssues(overview)} />
+      {isUnconfigured(overview) ? (
+        <Onboarding />
+      ) : (
+        <>
+          <div className={styles.areas}>
+            {summarizeAreas(overview).map((summary) => (
+              <AreaCard key={summary.area} summary={summary} />
+            ))}
+          </div>
+          <WarningsSection issues={currentIssues(overview)} />
+        </>
+      )}
     </>
+  )
+}
+
+/** A fresh relay has nothing to report on: cards of zeros reading "All Healthy" would say nothing true. */
+function Onboarding() {
+  const headingId = useId()
+  return (
+    <section className={styles.onboarding} aria-labelledby={headingId} data-testid="dashboard-onboarding">
+      <h2 id={headingId}>Nothing to watch yet</h2>
+      <p className={common.mutedText}>
+        Add a collector to read sensor values, then a stream to send them to and a junction that links the two. Their
+        health shows here once they run.
+      </p>
+      <Link to="/sources?tab=collectors&new=collector" className={styles.onboardingLink}>
+        Add your first collector
+      </Link>
+    </section>
   )
 }

@@ -1,5 +1,7 @@
 import { dashboardPolling, type HealthIssue } from '@relay/contracts'
 import { useId } from 'react'
+import { Link } from 'react-router'
+import { issueLink } from '../health/item-links'
 import { Badge } from '../ui/Badge'
 import { ErrorText } from '../ui/ErrorText'
 import { RelativeTime } from '../ui/RelativeTime'
@@ -10,7 +12,10 @@ import { useStoredBoolean } from './use-stored-boolean'
 
 const severityLabels = { error: 'Error', warning: 'Warning' } satisfies Record<HealthIssue['type'], string>
 
-/** The issues behind the area cards, in a section that remembers whether it was left open. */
+/**
+ * The issues behind the area cards, worst first, each leading to its item; in a section that
+ * remembers whether it was left open.
+ */
 export function WarningsSection({ issues }: { issues: readonly HealthIssue[] }) {
   const [isExpanded, setExpanded] = useStoredBoolean(dashboardPolling.expandedStorageKey, false)
   const headingId = useId()
@@ -70,7 +75,11 @@ function IssueTable({ issues }: { issues: readonly HealthIssue[] }) {
                 {severityLabels[issue.type]}
               </Badge>
             </td>
-            <td className={styles.issueCell}>{issue.title}</td>
+            <td className={styles.issueCell}>
+              <Link to={issueLink(issue)} className={styles.issueLink}>
+                {issue.title}
+              </Link>
+            </td>
             <td className={styles.descriptionCell}>
               <ErrorText raw={issue.description} />
             </td>

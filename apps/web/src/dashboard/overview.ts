@@ -14,6 +14,9 @@ export type CardSeverity = HealthSeverity | 'unknown'
 export type AreaSummary = {
   area: HealthArea
   active: number
+  /** Of the active ones, how many are failing and how many degraded (0 for sensors). */
+  failing: number
+  degraded: number
   /** Null while the statistics are missing. */
   total: number | null
   status: string
@@ -32,17 +35,21 @@ export type OverviewData = {
 const missing = (area: HealthArea): AreaSummary => ({
   area,
   active: 0,
+  failing: 0,
+  degraded: 0,
   total: null,
   status: 'Unknown',
   severity: 'unknown',
   isLoading: true,
 })
 
-type AreaStats = { active: number; total: number; health: AreaHealth }
+type AreaStats = { active: number; total: number; health: AreaHealth; failing?: number; degraded?: number }
 
 const known = (area: HealthArea, stats: AreaStats): AreaSummary => ({
   area,
   active: stats.active,
+  failing: stats.failing ?? 0,
+  degraded: stats.degraded ?? 0,
   total: stats.total,
   status: stats.health.status,
   severity: stats.health.severity,
@@ -51,12 +58,7 @@ const known = (area: HealthArea, stats: AreaStats): AreaSummary => ({
 
 /** The four area cards, in display order. */
 export function summarizeAreas({ collectors, streams, junctions }: OverviewData): AreaSummary[] {
-  const junctionStats: AreaStats | undefined = junctions && {
-    active: junctions.filter((junction) => junction.status === 'Running').length,
-    total: junctions.length,
-    // Junctions have no error or warning conditions.
-    health: { status: 'All Healthy', severity: 'success' },
-  }
+  const junctionStats = junctions && summarizeJunctions(junctions)
   return [
     junctionStats ? known('Junctions', junctionStats) : missing('Junctions'),
     collectors ? known('Collectors', collectors.collectors) : missing('Collectors'),
@@ -65,18 +67,65 @@ export function summarizeAreas({ collectors, streams, junctions }: OverviewData)
   ]
 }
 
-/** Every issue the relay reports, newest first; issues that never happened (no timestamp) go last. */
+/** A junction's health is the worst of its running parts, so the card counts failing and degraded ones. */
+function summarizeJunctions(junctions: readonly Junction[]): AreaStats {
+  const inState = (state: Junction['health']['state']) =>
+    junctions.filter((junction) => junction.health.state === state).length
+  const failing = inState('failing')
+  const degraded = inState('degraded')
+  const health: AreaHealth =
+    failing > 0
+      ? { status: `${failing} Failing`, severity: 'error' }
+      : degraded > 0
+        ? { status: `${degraded} Degraded`, severity: 'warning' }
+        : { status: 'All Healthy', severity: 'success' }
+  return {
+    active: junctions.filter((junction) => junction.status === 'Running').length,
+    total: junctions.length,
+    failing,
+    degraded,
+    health,
+  }
+}
+
+/**
+ * Every issue the relay reports, worst first: errors before warnings, each newest first, and issues
+ * that never happened (no timestamp) last among their kind.
+ */
 export function currentIssues({ collectors, streams }: OverviewData): HealthIssue[] {
   const issues = [
     ...(collectors?.collectors.details ?? []),
     ...(collectors?.sensors.details ?? []),
     ...(streams?.details ?? []),
   ]
-  return issues.sort((a, b) => timeOf(b) - timeOf(a))
+  return issues.sort((a, b) => rankOf(a) - rankOf(b) || timeOf(b) - timeOf(a))
 }
+
+const rankOf = (issue: HealthIssue) => (issue.type === 'error' ? 0 : 1)
 
 function timeOf(issue: HealthIssue): number {
   return issue.timestamp === null ? Number.NEGATIVE_INFINITY : Date.parse(issue.timestamp)
+}
+
+/**
+ * A relay with nothing configured yet, known for sure once both lists have loaded: no collectors, and
+ * so no junctions (a junction needs one). Streams may exist, but nothing sends to them yet, and adding
+ * a collector is the next step either way.
+ */
+export function isUnconfigured({ collectors, junctions }: OverviewData): boolean {
+  return collectors?.collectors.total === 0 && junctions?.length === 0
+}
+
+/**
+ * What the junction list depends on, read from the statistics: a junction that starts, stops, fails
+ * or recovers changes the collectors and streams it runs, so a change here means the list is stale.
+ */
+export function junctionFingerprint({ collectors, streams }: Omit<OverviewData, 'junctions'>): string | undefined {
+  if (!collectors || !streams) {
+    return undefined
+  }
+  const { active, failing, degraded } = collectors.collectors
+  return [active, failing, degraded, streams.active, streams.failing, streams.degraded].join(',')
 }
 
 export function countIssues(issues: readonly HealthIssue[]): { errors: number; warnings: number } {

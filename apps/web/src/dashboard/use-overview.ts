@@ -1,14 +1,18 @@
 import { dashboardPolling } from '@relay/contracts'
 import { type UseQueryResult, useQuery } from '@tanstack/react-query'
-import { useEffect } from 'react'
+import { useEffect, useRef } from 'react'
 import { api } from '../api'
 import { sourceKeys } from '../sources/queries'
-import type { OverviewData } from './overview'
+import { junctionFingerprint, type OverviewData } from './overview'
 
 // Polling is the retry: a failed fetch marks its area unknown at once, and the next poll tries again.
 const polling = { refetchInterval: dashboardPolling.interval, retry: false } as const
 
-/** The dashboard's three polled sources; collector and stream statistics are fetched in parallel. */
+/**
+ * The dashboard's data: collector and stream statistics polled in parallel, and the junction list
+ * the app already holds (shared with the Sources page), fetched again only when the statistics show
+ * that what junctions drive has changed, rather than on a poll of its own.
+ */
 export function useOverview(): OverviewData & { updatedAt: number } {
   const collectors = useQuery({
     queryKey: [...sourceKeys.stats, 'collectors'],
@@ -23,8 +27,10 @@ export function useOverview(): OverviewData & { updatedAt: number } {
   const junctions = useQuery({
     queryKey: sourceKeys.junctions,
     queryFn: ({ signal }) => api.junctions(signal),
-    ...polling,
+    staleTime: Number.POSITIVE_INFINITY,
+    retry: false,
   })
+  useRefetchOnChange(junctionFingerprint({ collectors: collectors.data, streams: streams.data }), junctions.refetch)
 
   useLoggedFailure('collector statistics', collectors)
   useLoggedFailure('stream statistics', streams)
@@ -36,6 +42,20 @@ export function useOverview(): OverviewData & { updatedAt: number } {
     junctions: current(junctions),
     updatedAt: Math.max(collectors.dataUpdatedAt, streams.dataUpdatedAt, junctions.dataUpdatedAt),
   }
+}
+
+/** Calls `refetch` whenever `fingerprint` changes from one known value to another. */
+function useRefetchOnChange(fingerprint: string | undefined, refetch: () => unknown) {
+  const last = useRef(fingerprint)
+  useEffect(() => {
+    if (fingerprint === undefined) {
+      return
+    }
+    if (last.current !== undefined && last.current !== fingerprint) {
+      void refetch()
+    }
+    last.current = fingerprint
+  }, [fingerprint, refetch])
 }
 
 /** The data, unless the last fetch failed: old numbers would pass for the current state. */

@@ -1,6 +1,10 @@
 import type { Collector } from '@relay/contracts'
 import { useState } from 'react'
+import { useSearchParams } from 'react-router'
 import { api } from '../api'
+import { HealthBadge } from '../health/HealthBadge'
+import { HeartbeatBar, pollActivity } from '../health/HeartbeatBar'
+import { rowId } from '../health/item-links'
 import { Badge } from '../ui/Badge'
 import common from '../ui/common.module.css'
 import { ErrorText } from '../ui/ErrorText'
@@ -15,27 +19,18 @@ import { useCollectors } from './queries'
 import { RunButton } from './RunButton'
 import styles from './SourcesPage.module.css'
 import { UnlockForm } from './UnlockForm'
+import { useLinkedRow } from './use-linked-row'
 import { useSourceAction } from './use-source-action'
 
-type CollectorState = 'running' | 'stopped' | 'locked'
+/** Its token waits for the password after a restart, so it cannot poll whatever its health says. */
+const isLocked = (collector: Collector) => collector.externalAccessToken && !collector.unlocked
 
-const stateBadges = {
-  running: { label: 'Running', tone: 'ok' },
-  stopped: { label: 'Stopped', tone: 'muted' },
-  locked: { label: 'Locked', tone: 'warn' },
-} as const satisfies Record<CollectorState, { label: string; tone: string }>
-
-function stateOf(collector: Collector): CollectorState {
-  if (collector.externalAccessToken && !collector.unlocked) {
-    return 'locked'
-  }
-  return collector.running ? 'running' : 'stopped'
-}
-
-/** Collectors: what they read, whether they run, and how their last fetch went. */
+/** Collectors: what they read, how healthy they are, their last hour, and how their last fetch went. */
 export function CollectorsSection() {
   const collectors = useCollectors()
-  const editor = useEditor<Collector>()
+  const [searchParams] = useSearchParams()
+  const editor = useEditor<Collector>(searchParams.get('new') === 'collector')
+  const linked = useLinkedRow(collectors.data !== undefined)
 
   return (
     <ListSection
@@ -51,9 +46,18 @@ export function CollectorsSection() {
       {(list) => (
         <div className={styles.tableWrap}>
           <table className={styles.table}>
-            <TableHead columns={['Name', 'Type', 'State', 'Last fetch', 'Sensors']} withActions hiddenOnPhone />
+            <TableHead
+              columns={['Name', 'Type', 'State', 'Last hour', 'Last fetch', 'Sensors']}
+              withActions
+              hiddenOnPhone
+            />
             {list.map((collector) => (
-              <CollectorRows key={collector.id} collector={collector} onEdit={() => editor.edit(collector)} />
+              <CollectorRows
+                key={collector.id}
+                collector={collector}
+                isLinked={linked === rowId('collector', collector.id)}
+                onEdit={() => editor.edit(collector)}
+              />
             ))}
           </table>
         </div>
@@ -62,8 +66,10 @@ export function CollectorsSection() {
   )
 }
 
+type RowProps = { collector: Collector; isLinked: boolean; onEdit: () => void }
+
 /** One collector's row, and below it its sensors or its unlock form when opened. */
-function CollectorRows({ collector, onEdit }: { collector: Collector; onEdit: () => void }) {
+function CollectorRows({ collector, isLinked, onEdit }: RowProps) {
   const [open, setOpen] = useState<'sensors' | 'unlock' | null>(null)
   const start = useSourceAction(api.startCollector, { failure: `Could not start ${collector.name}` })
   const stop = useSourceAction(api.stopCollector, { failure: `Could not stop ${collector.name}` })
@@ -71,14 +77,19 @@ function CollectorRows({ collector, onEdit }: { collector: Collector; onEdit: ()
     failure: `Could not delete ${collector.name}`,
     success: () => `Deleted collector ${collector.name}`,
   })
-  const state = stateOf(collector)
-  const badge = stateBadges[state]
+  const locked = isLocked(collector)
   const toggle = (panel: 'sensors' | 'unlock') => setOpen(open === panel ? null : panel)
   const isInternal = collector.collectorType === 'EventEngine'
 
   return (
     <tbody>
-      <tr data-testid="collector-row" data-name={collector.name}>
+      <tr
+        id={rowId('collector', collector.id)}
+        className={isLinked ? styles.linkedRow : undefined}
+        data-testid="collector-row"
+        data-name={collector.name}
+        data-health={collector.health.state}
+      >
         <td>
           <span className={common.strong}>{collector.name}</span>
           <span className={common.sub}>every {collector.pollRateMs / 1000} s</span>
@@ -87,10 +98,17 @@ function CollectorRows({ collector, onEdit }: { collector: Collector; onEdit: ()
           {collectorTypeLabels[collector.collectorType]}
         </td>
         <td data-testid="collector-state" data-label="State">
-          <Badge small tone={badge.tone}>
-            {badge.label}
-          </Badge>
-          {state === 'running' && !collector.active && <span className={common.sub}>for a junction</span>}
+          {locked ? (
+            <Badge small tone="warn" state="locked">
+              Locked
+            </Badge>
+          ) : (
+            <HealthBadge health={collector.health} subject="collector" />
+          )}
+          {collector.running && !collector.active && <span className={common.sub}>for a junction</span>}
+        </td>
+        <td data-label="Last hour">
+          <HeartbeatBar item={`collector:${collector.id}`} name={collector.name} activity={pollActivity} />
         </td>
         <td data-testid="collector-last-fetch" data-label="Last fetch">
           <LastFetch collector={collector} />
@@ -103,7 +121,7 @@ function CollectorRows({ collector, onEdit }: { collector: Collector; onEdit: ()
         </td>
         <td>
           <div className={styles.rowActions}>
-            {state === 'locked' ? (
+            {locked ? (
               <button
                 type="button"
                 className={styles.toggleButton}
@@ -140,7 +158,7 @@ function CollectorRows({ collector, onEdit }: { collector: Collector; onEdit: ()
       </tr>
       {open && (
         <tr className={styles.detailRow}>
-          <td colSpan={6}>
+          <td colSpan={7}>
             {open === 'unlock' ? (
               <UnlockForm collector={collector} onDone={() => setOpen(null)} />
             ) : (

@@ -1,6 +1,7 @@
 import type { Collector, Junction, Stream } from '@relay/contracts'
 import { api } from '../api'
-import { Badge } from '../ui/Badge'
+import { HealthBadge } from '../health/HealthBadge'
+import { rowId } from '../health/item-links'
 import common from '../ui/common.module.css'
 import { ErrorText } from '../ui/ErrorText'
 import { ListSection, useEditor } from '../ui/Section'
@@ -75,15 +76,20 @@ function JunctionRow({ junction, collectors, streams, onEdit }: RowProps) {
 
   return (
     <tbody>
-      <tr data-testid="junction-row" data-name={junction.name}>
+      <tr
+        id={rowId('junction', junction.id)}
+        data-testid="junction-row"
+        data-name={junction.name}
+        data-health={junction.health.state}
+      >
         <td>
           <span className={common.strong}>{junction.name}</span>
         </td>
-        <td data-testid="junction-status" data-label="Status">
-          <Badge small tone={isRunning ? 'ok' : 'muted'}>
-            {junction.status}
-          </Badge>
-          {junction.lastError && <ErrorText className={`${common.sub} ${styles.bad}`} raw={junction.lastError} />}
+        <td data-label="Status">
+          <HealthBadge health={junction.health} subject="junction" testId="junction-status" />
+          {junction.lastError && junction.health.reason !== junction.lastError && (
+            <ErrorText className={`${common.sub} ${styles.bad}`} raw={junction.lastError} />
+          )}
         </td>
         <td data-label="Auto-start">{junction.autoStart ? 'Yes' : 'No'}</td>
         <td data-label="Collectors">

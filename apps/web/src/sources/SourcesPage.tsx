@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react'
 import { Link, useSearchParams } from 'react-router'
+import { HealthEventsPanel } from '../health/HealthEventsPanel'
 import common from '../ui/common.module.css'
 import { CollectorsSection } from './CollectorsSection'
 import { JunctionsSection } from './JunctionsSection'
@@ -18,14 +19,19 @@ const sections = {
   streams: <StreamsSection />,
 } satisfies Record<Tab, ReactNode>
 
-/** Collectors, junctions and streams, one at a time; the open one is in the URL (`?tab=streams`). */
+/**
+ * Collectors, junctions and streams, one at a time (the open one is in the URL, `?tab=streams`), and
+ * below them the latest changes of their health.
+ */
 export function SourcesPage() {
   const [searchParams] = useSearchParams()
   const tab = tabs.find((name) => name === searchParams.get('tab')) ?? 'collectors'
+  const collectors = useCollectors().data
+  const streams = useStreams().data
   const counts = {
-    collectors: useCollectors().data?.length,
+    collectors: collectors?.length,
     junctions: useJunctions().data?.length,
-    streams: useStreams().data?.length,
+    streams: streams?.length,
   } satisfies Record<Tab, number | undefined>
 
   return (
@@ -47,6 +53,9 @@ export function SourcesPage() {
         ))}
       </nav>
       <section className={styles.section}>{sections[tab]}</section>
+      <div className={styles.events}>
+        <HealthEventsPanel collectors={collectors ?? []} streams={streams ?? []} />
+      </div>
     </>
   )
 }

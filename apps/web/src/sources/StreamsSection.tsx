@@ -1,6 +1,8 @@
 import type { Stream } from '@relay/contracts'
 import { api } from '../api'
-import { Badge } from '../ui/Badge'
+import { HealthBadge } from '../health/HealthBadge'
+import { HeartbeatBar, sendActivity } from '../health/HeartbeatBar'
+import { rowId } from '../health/item-links'
 import { CopyButton } from '../ui/CopyButton'
 import common from '../ui/common.module.css'
 import { ErrorText } from '../ui/ErrorText'
@@ -12,12 +14,14 @@ import { useStreams } from './queries'
 import styles from './SourcesPage.module.css'
 import { StreamForm } from './StreamForm'
 import { webSocketUrl } from './stream-form'
+import { useLinkedRow } from './use-linked-row'
 import { useSourceAction } from './use-source-action'
 
 /** Streams: where junctions send their sensor values. */
 export function StreamsSection() {
   const streams = useStreams()
   const editor = useEditor<Stream>()
+  const linked = useLinkedRow(streams.data !== undefined)
 
   return (
     <ListSection
@@ -34,12 +38,17 @@ export function StreamsSection() {
         <div className={styles.tableWrap}>
           <table className={styles.table}>
             <TableHead
-              columns={['Name', 'Type', 'Device', 'Screen ID', 'Running', 'Last sent', 'Last error']}
+              columns={['Name', 'Type', 'Device', 'Screen ID', 'State', 'Last hour', 'Last sent', 'Last error']}
               withActions
               hiddenOnPhone
             />
             {list.map((stream) => (
-              <StreamRows key={stream.id} stream={stream} onEdit={() => editor.edit(stream)} />
+              <StreamRows
+                key={stream.id}
+                stream={stream}
+                isLinked={linked === rowId('stream', stream.id)}
+                onEdit={() => editor.edit(stream)}
+              />
             ))}
           </table>
         </div>
@@ -49,7 +58,7 @@ export function StreamsSection() {
 }
 
 /** A stream's row; a WebSocket stream's subscribe address goes on a line of its own below. */
-function StreamRows({ stream, onEdit }: { stream: Stream; onEdit: () => void }) {
+function StreamRows({ stream, isLinked, onEdit }: { stream: Stream; isLinked: boolean; onEdit: () => void }) {
   const remove = useSourceAction(api.deleteStream, {
     failure: `Could not delete ${stream.name}`,
     success: () => `Deleted stream ${stream.name}`,
@@ -57,17 +66,24 @@ function StreamRows({ stream, onEdit }: { stream: Stream; onEdit: () => void }) 
   const address = stream.type === 'WebSocket' ? webSocketUrl(stream.id) : null
   return (
     <tbody>
-      <tr data-testid="stream-row" data-name={stream.name}>
+      <tr
+        id={rowId('stream', stream.id)}
+        className={isLinked ? styles.linkedRow : undefined}
+        data-testid="stream-row"
+        data-name={stream.name}
+        data-health={stream.health.state}
+      >
         <td>
           <span className={common.strong}>{stream.name}</span>
         </td>
         <td data-label="Type">{stream.type}</td>
         <td data-label="Device">{stream.deviceName ?? <span className={common.mutedText}>—</span>}</td>
         <td data-label="Screen ID">{stream.screenId ?? <span className={common.mutedText}>—</span>}</td>
-        <td data-testid="stream-running" data-label="Running">
-          <Badge small tone={stream.running ? 'ok' : 'muted'}>
-            {stream.running ? 'Running' : 'Stopped'}
-          </Badge>
+        <td data-label="State">
+          <HealthBadge health={stream.health} subject="stream" testId="stream-running" />
+        </td>
+        <td data-label="Last hour">
+          <HeartbeatBar item={`stream:${stream.id}`} name={stream.name} activity={sendActivity} />
         </td>
         <td className={common.nowrap} data-testid="stream-last-sent" data-label="Last sent">
           {stream.lastSentTime ? (
@@ -96,7 +112,7 @@ function StreamRows({ stream, onEdit }: { stream: Stream; onEdit: () => void }) 
       </tr>
       {address && (
         <tr className={styles.addressRow}>
-          <td colSpan={8}>
+          <td colSpan={9}>
             <span className={styles.copyRow}>
               <span className={common.mutedText}>Subscribe at</span>
               <code className={styles.code}>{address}</code>

@@ -3,9 +3,12 @@ import { type ReactNode, useState } from 'react'
 import common from './common.module.css'
 import section from './Section.module.css'
 
-/** Which item a list's form is open for: a new one, an existing one, or none. */
-export function useEditor<T extends { id: string }>() {
-  const [editing, setEditing] = useState<T | 'new' | null>(null)
+/**
+ * Which item a list's form is open for: a new one, an existing one, or none. `startNew` opens the
+ * new form at once, for a link that leads straight to it.
+ */
+export function useEditor<T extends { id: string }>(startNew = false) {
+  const [editing, setEditing] = useState<T | 'new' | null>(startNew ? 'new' : null)
   return {
     isOpen: editing !== null,
     isNew: editing === 'new',
