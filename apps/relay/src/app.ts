@@ -30,6 +30,9 @@ import { migrations } from './db/migrations/index.js'
 import { featureFlagRoutes } from './feature-flags/routes.js'
 import { createFeatureFlagService } from './feature-flags/service.js'
 import { healthRoutes } from './health/routes.js'
+import { healthAlertRoutes } from './health-alerts/routes.js'
+import { createHealthAlerts } from './health-alerts/service.js'
+import { itemLookup, warningCheck } from './health-alerts/warnings.js'
 import { createHistoryQueries } from './health-history/query.js'
 import { createHealthHistory } from './health-history/recorder.js'
 import { healthHistoryRoutes } from './health-history/routes.js'
@@ -120,17 +123,25 @@ export async function createApp(config: RelayConfig, overrides: RelayOverrides =
   })
   // Runs after the runtime stopped (onClose hooks run in reverse order): its last outcomes are saved.
   app.addHook('onClose', () => history.flush())
+  const alerts = createHealthAlerts({
+    ...deps,
+    // The runtime and the sources service, read only once they exist.
+    hasWarning: warningCheck({ runtime: () => runtime, sources: () => sources }),
+    itemExists: itemLookup(() => sources),
+  })
+  await alerts.load()
   const runtime = createSourcesRuntime({
     ...deps,
     log: app.log.child({ feature: 'sources' }),
     notifications,
     history,
+    alerts,
     drivers:
       overrides.drivers ??
       createDrivers({ virtualSink: (streamId, payload) => virtualStreams.set(streamId, payload), webSocketHub, reach }),
   })
   app.addHook('onClose', () => runtime.close())
-  const sources = createSourcesService({ ...deps, secretKey, runtime, reach })
+  const sources = createSourcesService({ ...deps, secretKey, runtime, reach, alerts })
   const resumeSources = () =>
     sources
       .resume((err, junction) => app.log.error({ err, junctionId: junction.id }, 'junction did not resume'))
@@ -168,6 +179,7 @@ export async function createApp(config: RelayConfig, overrides: RelayOverrides =
         notifications.forgetCache()
         history.forget()
         sources.forgetStats()
+        await alerts.load()
         await authSettings.reload()
         await resumeSources()
       },
@@ -187,8 +199,11 @@ export async function createApp(config: RelayConfig, overrides: RelayOverrides =
   await app.register(featureFlagRoutes, { featureFlags })
   await app.register(sourceRoutes, { sources })
   await app.register(healthHistoryRoutes, { queries: createHistoryQueries({ ...deps, flush: history.flush }) })
+  await app.register(healthAlertRoutes, { alerts })
   await app.register(dashboardStatsRoutes, {
     sources,
+    alerts,
+    clock,
     limiter: createTokenBuckets({ clock, prefix: 'dashboard:' }),
     policy: overrides.dashboardRateLimit ?? rateLimitPolicies.dashboard,
   })
@@ -214,7 +229,18 @@ export async function createApp(config: RelayConfig, overrides: RelayOverrides =
   // On the root context, so the not-found handler can send index.html.
   await serveWebUi(app, config.webDir)
   return Object.assign(app, {
-    services: { notifications, featureFlags, sources, runtime, virtualStreams, webSocketHub, auth, cloud, backups },
+    services: {
+      notifications,
+      featureFlags,
+      sources,
+      runtime,
+      alerts,
+      virtualStreams,
+      webSocketHub,
+      auth,
+      cloud,
+      backups,
+    },
   })
 }
 

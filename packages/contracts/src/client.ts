@@ -8,6 +8,8 @@ import { typedBy } from './endpoint.js'
 import type { ErrorBody } from './errors.js'
 import type { HealthSchemas } from './health.js'
 import { healthUrls } from './health.plain.js'
+import type { HealthAlertSchemas } from './health-alerts.js'
+import { healthAlertUrls } from './health-alerts.plain.js'
 import type { HealthHistorySchemas } from './health-history.js'
 import { healthHistoryUrls } from './health-history.plain.js'
 import type { FeatureFlagSchemas, NotificationSchemas } from './notifications.js'
@@ -29,6 +31,7 @@ export const cloudAuthEndpoints = typedBy<CloudAuthSchemas>()(cloudAuthUrls)
 export const cloudBackupEndpoints = typedBy<CloudBackupSchemas>()(cloudBackupUrls)
 export const dashboardEndpoints = typedBy<DashboardSchemas>()(dashboardUrls)
 export const healthEndpoints = typedBy<HealthSchemas>()(healthUrls)
+export const healthAlertEndpoints = typedBy<HealthAlertSchemas>()(healthAlertUrls)
 export const healthHistoryEndpoints = typedBy<HealthHistorySchemas>()(healthHistoryUrls)
 export const notificationEndpoints = typedBy<NotificationSchemas>()(notificationUrls)
 export const featureFlagEndpoints = typedBy<FeatureFlagSchemas>()(featureFlagUrls)

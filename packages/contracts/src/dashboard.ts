@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox'
 import { dashboardUrls, healthAreas, healthSeverities, type StreamType, streamTypes } from './dashboard.plain.js'
 import { routesOf } from './endpoint.js'
+import { AcknowledgedMark, SilencedMark } from './health-alerts.js'
 
 // ---------------------------------------------------------------------------------------------
 // Wire schemas
@@ -15,6 +16,12 @@ export const HealthIssue = Type.Object({
   area: Type.Enum(healthAreas),
   collectorId: Type.Optional(Type.String()),
   lostCount: Type.Optional(Type.Integer()),
+  /** The item the warning is about (`collector:<id>`, `stream:<id>`): what acknowledging it names. */
+  item: Type.Optional(Type.String()),
+  /** Seen, until the item recovers or starts failing anew; the warning stays listed. */
+  acknowledged: Type.Optional(AcknowledgedMark),
+  /** The item, or its area, raises no notifications until then. */
+  silenced: Type.Optional(SilencedMark),
 })
 export type HealthIssue = Static<typeof HealthIssue>
 

@@ -2,6 +2,7 @@ import { type Static, type TSchema, Type } from 'typebox'
 import { collectorTypes, streamTypes } from './dashboard.plain.js'
 import { routesOf } from './endpoint.js'
 import { ErrorBody } from './errors.js'
+import { AcknowledgedMark, SilencedMark } from './health-alerts.js'
 import {
   collectorWarningCodes,
   healthStates,
@@ -112,6 +113,10 @@ export const Collector = Type.Object({
   lastFetchNewSensors: Type.Integer(),
   lastFetchLostSensors: Type.Integer(),
   health: ItemHealth,
+  /** Its warnings were seen (see `/api/health/acknowledgements`). */
+  acknowledged: Type.Optional(AcknowledgedMark),
+  /** It raises no notifications until then (see `/api/health/silences`). */
+  silenced: Type.Optional(SilencedMark),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 })
@@ -210,6 +215,10 @@ export const Stream = Type.Object({
   lastSentTime: NullableTimestamp,
   lastError: Type.Union([Type.String(), Type.Null()]),
   health: ItemHealth,
+  /** Its warnings were seen (see `/api/health/acknowledgements`). */
+  acknowledged: Type.Optional(AcknowledgedMark),
+  /** It raises no notifications until then (see `/api/health/silences`). */
+  silenced: Type.Optional(SilencedMark),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 })
@@ -262,6 +271,10 @@ export const Junction = Type.Object({
   lastError: Type.Union([Type.String(), Type.Null()]),
   /** The worst health of its collectors and target streams while it runs; `stopped` while idle. */
   health: ItemHealth,
+  /** Its warnings were seen (see `/api/health/acknowledgements`). */
+  acknowledged: Type.Optional(AcknowledgedMark),
+  /** It raises no notifications until then (see `/api/health/silences`). */
+  silenced: Type.Optional(SilencedMark),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 })

@@ -132,6 +132,7 @@ export function collectorStats(
           area: 'Sensors' as const,
           collectorId: collector.id,
           lostCount: collector.lastFetchLostSensors,
+          item: `collector:${collector.id}`,
         }))
     : []
   const errors = countBy(issues, 'error')
@@ -182,6 +183,7 @@ function collectorIssue(
     description,
     timestamp: collector.lastFetchTime,
     area: 'Collectors',
+    item: `collector:${collector.id}`,
   }
 }
 
@@ -206,6 +208,7 @@ export function streamStats(
       description,
       timestamp: stream.lastSentTime,
       area: 'Streams',
+      item: `stream:${stream.id}`,
     })
     if (stream.lastSentTime === null) {
       issues.push(issue('warning', 'Never sent', `No data has been sent${target} yet`))

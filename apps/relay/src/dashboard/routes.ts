@@ -1,6 +1,8 @@
 import { dashboardRoutes } from '@relay/contracts'
-import type { HttpServer, RateLimiter, RateLimitPolicy } from '@relay/server-kit'
+import type { Clock, HttpServer, RateLimiter, RateLimitPolicy } from '@relay/server-kit'
 import type { FastifyReply } from 'fastify'
+import { collectorStatsMarker, markStreamStats } from '../health-alerts/mark-issues.js'
+import type { HealthAlerts } from '../health-alerts/service.js'
 import type { SourcesService } from '../sources/service.js'
 import { limitDashboardReads } from './read-limit.js'
 
@@ -8,6 +10,9 @@ export type DashboardRouteOptions = {
   sources: Pick<SourcesService, 'collectorStats' | 'streamStats'>
   limiter: RateLimiter
   policy: RateLimitPolicy
+  /** Acknowledgements and silences, which the issues carry. */
+  alerts: Pick<HealthAlerts, 'marksOf' | 'version' | 'nextEnd'>
+  clock: Clock
 }
 
 /**
@@ -25,13 +30,21 @@ function sendReusingSerialized() {
 }
 
 /** The dashboard's statistics, under the dashboard rate limit. */
-export async function dashboardStatsRoutes(app: HttpServer, { sources, limiter, policy }: DashboardRouteOptions) {
+export async function dashboardStatsRoutes(
+  app: HttpServer,
+  { sources, limiter, policy, alerts, clock }: DashboardRouteOptions,
+) {
   const preHandler = limitDashboardReads(limiter, policy)
   const sendCollectorStats = sendReusingSerialized()
+  const markCollectorStats = collectorStatsMarker(alerts, clock)
   app.route({
     ...dashboardRoutes.collectorStats,
     preHandler,
-    handler: async (_request, reply) => sendCollectorStats(await sources.collectorStats(), reply),
+    handler: async (_request, reply) => sendCollectorStats(markCollectorStats(await sources.collectorStats()), reply),
   })
-  app.route({ ...dashboardRoutes.streamStats, preHandler, handler: () => sources.streamStats() })
+  app.route({
+    ...dashboardRoutes.streamStats,
+    preHandler,
+    handler: async () => markStreamStats(alerts, await sources.streamStats()),
+  })
 }

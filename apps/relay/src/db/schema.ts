@@ -1,6 +1,7 @@
 import type {
   BackupTrigger,
   CollectorType,
+  HealthArea,
   HealthState,
   JunctionStatus,
   NotificationCategory,
@@ -186,6 +187,21 @@ export interface HealthTransitionsTable {
   reason: string | null
 }
 
+export interface HealthAcknowledgementsTable {
+  item: string
+  note: string | null
+  at: string
+}
+
+export interface HealthSilencesTable {
+  id: string
+  item: string | null
+  area: HealthArea | null
+  reason: string | null
+  created_at: string
+  until: string
+}
+
 export interface RelayDB {
   app_settings: AppSettingsTable
   notifications: NotificationsTable
@@ -203,4 +219,6 @@ export interface RelayDB {
   health_minutes: HealthMinutesTable
   sensor_minutes: SensorMinutesTable
   health_transitions: HealthTransitionsTable
+  health_acknowledgements: HealthAcknowledgementsTable
+  health_silences: HealthSilencesTable
 }

@@ -3,6 +3,7 @@ import type { Clock } from '@relay/server-kit'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { RelayDB } from '../db/schema.js'
+import type { HealthAlertHooks } from '../health-alerts/service.js'
 import type { HealthObserver, OutcomeSample } from '../health-history/recorder.js'
 import { createHealthBoard, type HealthChange } from '../health-states/board.js'
 import type { Outcome } from '../health-states/machine.js'
@@ -31,6 +32,8 @@ export type RuntimeDeps = {
   drivers: DriverFactories
   /** Told every outcome and change of state: the health history. */
   history?: HealthObserver
+  /** Asked before notifying: silences, and acknowledgements that end with an episode. */
+  alerts?: HealthAlertHooks
 }
 
 type Poller = { collectorType: CollectorType; stop(): Promise<void> }
@@ -61,7 +64,7 @@ const requestTimeout = 30_000
  * Runs what the sources model describes: one poller per collector that is started (or used by a
  * running junction) and unlocked, one sender per target stream of each running junction.
  */
-export function createSourcesRuntime({ db, clock, log, notifications, drivers, history }: RuntimeDeps) {
+export function createSourcesRuntime({ db, clock, log, notifications, drivers, history, alerts }: RuntimeDeps) {
   const pollers = new Map<string, Poller>()
   /** The EventEngine pollers, which the statistics leave out: usually none, so they are cheap to subtract. */
   const internalPollers = new Set<string>()
@@ -80,7 +83,8 @@ export function createSourcesRuntime({ db, clock, log, notifications, drivers, h
   /**
    * Feeds one outcome to the item's health and notifies on what changed: entering `failing` raises a
    * notification (a failure while still failing updates that same one), leaving it through successes
-   * resolves it and raises a recovery notice.
+   * resolves it and raises a recovery notice. A silenced item does neither, though its open
+   * notification is still resolved.
    */
   async function recordOutcome(
     key: string,
@@ -90,11 +94,16 @@ export function createSourcesRuntime({ db, clock, log, notifications, drivers, h
   ) {
     const change = health.record(key, outcome, await healthSettings.get())
     history?.outcome(key, outcome, sample)
+    const notify = (await alerts?.changed(key, change)) ?? true
     if (!outcome.ok && change.after.state === 'failing') {
-      await report.failing(change)
+      if (notify) {
+        await report.failing(change)
+      }
     } else if (change.before.state === 'failing' && change.after.state !== 'failing') {
       await notifications.resolve(key)
-      await notifications.notify('sourceRecovered', { message: report.recovered })
+      if (notify) {
+        await notifications.notify('sourceRecovered', { message: report.recovered })
+      }
     }
   }
 
@@ -457,7 +466,11 @@ export function createSourcesRuntime({ db, clock, log, notifications, drivers, h
         for (const collectorId of links.collectorIds) {
           await syncCollector(collectorId, readToken)
         }
-        await notifications.notify('junctionError', { message: `${junction.name} could not start: ${messageOf(err)}` })
+        if (!alerts?.silenced(`junction:${junction.id}`)) {
+          await notifications.notify('junctionError', {
+            message: `${junction.name} could not start: ${messageOf(err)}`,
+          })
+        }
         throw err
       }
       await notifications.notify('junctionStarted', { message: `${junction.name} is running` })

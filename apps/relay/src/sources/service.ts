@@ -33,6 +33,7 @@ import { Value } from 'typebox/value'
 import { createCollectorStatsView } from '../dashboard/collector-view.js'
 import { streamStats } from '../dashboard/health.js'
 import type { RelayDB } from '../db/schema.js'
+import type { HealthAlerts } from '../health-alerts/service.js'
 import { combinedHealth, type HealthSnapshot, publicHealth, stoppedHealth } from '../health-states/machine.js'
 import { open, passwordKey, seal } from '../secrets/secret-box.js'
 import type { Reach } from './reach.js'
@@ -46,10 +47,12 @@ export type SourcesDeps = {
   runtime: SourcesRuntime
   /** Which addresses collectors and streams may be given. */
   reach: Pick<Reach, 'refusalOfUrl'>
+  /** Acknowledgements and silences, which the records carry. */
+  alerts?: Pick<HealthAlerts, 'marksOf' | 'forgetItem'>
 }
 
 /** Collectors, sensors, streams and junctions: validation, secrets, and starting and stopping them. */
-export function createSourcesService({ db, clock, secretKey, runtime, reach }: SourcesDeps) {
+export function createSourcesService({ db, clock, secretKey, runtime, reach, alerts }: SourcesDeps) {
   const now = () => clock.now().toISOString()
   const collectorView = createCollectorStatsView({
     load: () => repo.listCollectors(db),
@@ -92,6 +95,7 @@ export function createSourcesService({ db, clock, secretKey, runtime, reach }: S
       lastFetchNewSensors: row.last_fetch_new_sensors,
       lastFetchLostSensors: row.last_fetch_lost_sensors,
       health: collectorHealth(row),
+      ...alerts?.marksOf(`collector:${row.id}`),
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     }
@@ -109,6 +113,7 @@ export function createSourcesService({ db, clock, secretKey, runtime, reach }: S
       lastSentTime: row.last_sent_time,
       lastError: row.last_error,
       health: healthOf(runtime.streamHealthOf(row.id), row.updated_at),
+      ...alerts?.marksOf(`stream:${row.id}`),
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     }
@@ -131,6 +136,7 @@ export function createSourcesService({ db, clock, secretKey, runtime, reach }: S
         targets,
         lastError: row.last_error,
         health: junctionHealth(row, { collectorIds, targets }, names),
+        ...alerts?.marksOf(`junction:${row.id}`),
         createdAt: row.created_at,
         updatedAt: row.updated_at,
       }
@@ -317,6 +323,7 @@ export function createSourcesService({ db, clock, secretKey, runtime, reach }: S
       runtime.forget(id)
       await runtime.syncCollector(id, readToken)
       await runtime.forgetHealth(id)
+      await alerts?.forgetItem(`collector:${id}`)
     },
 
     async setCollectorActive(id: string, active: boolean): Promise<Collector> {
@@ -418,6 +425,7 @@ export function createSourcesService({ db, clock, secretKey, runtime, reach }: S
         throw new AppError('CONFLICT', 'Stop the junctions that use this stream before deleting it')
       }
       await repo.deleteStream(db, id)
+      await alerts?.forgetItem(`stream:${id}`)
     },
 
     // Junctions ----------------------------------------------------------------------------------
@@ -464,6 +472,7 @@ export function createSourcesService({ db, clock, secretKey, runtime, reach }: S
         await runtime.stopJunction(row, await linksOf(id), readToken)
       }
       await repo.deleteJunction(db, id)
+      await alerts?.forgetItem(`junction:${id}`)
     },
 
     async startJunction(id: string): Promise<Junction> {

@@ -6,6 +6,7 @@ import * as auth from './0004-auth.js'
 import * as unfinishedOperations from './0005-unfinished-operations.js'
 import * as notificationEpisodes from './0006-notification-episodes.js'
 import * as healthHistory from './0007-health-history.js'
+import * as healthAlerts from './0008-health-alerts.js'
 
 /** Every migration, in order. Listed here (not read from disk) so src and dist run the same set. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0005-unfinished-operations': unfinishedOperations,
   '0006-notification-episodes': notificationEpisodes,
   '0007-health-history': healthHistory,
+  '0008-health-alerts': healthAlerts,
 }
