@@ -110,7 +110,7 @@ function BackupRow(props: { backup: BackupRecord; isBusy: boolean; onRestore: ()
           <RelativeTime value={backup.createdAt} />
         </span>
       </td>
-      <td className={styles.sizeCell} data-label="Size" data-testid="backup-size">
+      <td className={`${styles.sizeCell} ${common.phoneLabel}`} data-label="Size" data-testid="backup-size">
         <span className={common.strong}>{formatBytes(backup.compressedSize)}</span>
         <span className={common.sub}>{formatBytes(backup.uncompressedSize)} unpacked</span>
       </td>
@@ -119,7 +119,7 @@ function BackupRow(props: { backup: BackupRecord; isBusy: boolean; onRestore: ()
           {badge.label}
         </Badge>
       </td>
-      <td className={styles.expiresCell} data-label="Expires" data-testid="backup-expires">
+      <td className={`${styles.expiresCell} ${common.phoneLabel}`} data-label="Expires" data-testid="backup-expires">
         {backup.expiresAt ? <RelativeTime value={backup.expiresAt} /> : 'Never'}
       </td>
       <td className={styles.actionsCell}>
