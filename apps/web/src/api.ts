@@ -1,5 +1,6 @@
 import {
   type AckBody,
+  type AcknowledgeBody,
   type AuthMode,
   type BackupSettingsChange,
   type CallInput,
@@ -16,6 +17,7 @@ import {
   type HealthEventsQuery,
   type HealthHistoryQuery,
   type HistoryQuery,
+  healthAlertEndpoints,
   healthEndpoints,
   healthHistoryEndpoints,
   isErrorBody,
@@ -26,6 +28,7 @@ import {
   type Reply,
   type RestoreBody,
   relayBackupEndpoints,
+  type SilenceBody,
   sourceEndpoints,
   type UpdateCollectorBody,
   type UpdateJunctionBody,
@@ -186,6 +189,12 @@ export const api = {
     call(healthHistoryEndpoints.history, { query, signal }),
   healthEvents: (query: HealthEventsQuery, signal?: AbortSignal) =>
     call(healthHistoryEndpoints.events, { query, signal }),
+
+  acknowledge: (body: AcknowledgeBody) => call(healthAlertEndpoints.acknowledge, { body }),
+  unacknowledge: (item: string) => call(healthAlertEndpoints.unacknowledge, { params: { item } }),
+  silences: (signal?: AbortSignal) => call(healthAlertEndpoints.listSilences, { signal }),
+  silence: (body: SilenceBody) => call(healthAlertEndpoints.silence, { body }),
+  unsilence: (id: string) => call(healthAlertEndpoints.unsilence, { params: { id } }),
 
   collectors: (signal?: AbortSignal) => call(sources.listCollectors, { signal }),
   createCollector: (body: CreateCollectorBody) => call(sources.createCollector, { body }),

@@ -1,7 +1,8 @@
-import type { HealthArea } from '@relay/contracts'
+import type { HealthArea, Silence } from '@relay/contracts'
 import { useId } from 'react'
 import { Link } from 'react-router'
 import { areaLink } from '../health/item-links'
+import { AreaSilence } from '../health-alerts/AreaSilence'
 import { Badge, type Tone } from '../ui/Badge'
 import styles from './DashboardPage.module.css'
 import type { AreaSummary, CardSeverity } from './overview'
@@ -23,9 +24,10 @@ const activeLabels = {
 
 /**
  * One area's active count, how many of those fail, and its health; the health is spelled out, never
- * shown by colour alone. The title and the failing count lead to the area's list on the Sources page.
+ * shown by colour alone. The title and the failing count lead to the area's list on the Sources page;
+ * below, the whole area can be silenced.
  */
-export function AreaCard({ summary }: { summary: AreaSummary }) {
+export function AreaCard({ summary, silence }: { summary: AreaSummary; silence: Silence | undefined }) {
   const headingId = useId()
   const slug = summary.area.toLowerCase()
   const link = areaLink(summary.area)
@@ -62,7 +64,7 @@ export function AreaCard({ summary }: { summary: AreaSummary }) {
           {summary.degraded > 0 && <span className={styles.degradedCount}> · {summary.degraded} degraded</span>}
         </p>
       )}
-      <p className={styles.cardFooter}>
+      <div className={styles.cardFooter}>
         <Badge small tone={severityTones[summary.severity]} testId={`area-health-${slug}`}>
           {summary.status}
         </Badge>
@@ -71,7 +73,8 @@ export function AreaCard({ summary }: { summary: AreaSummary }) {
             Loading…
           </span>
         )}
-      </p>
+        <AreaSilence area={summary.area} silence={silence} />
+      </div>
     </section>
   )
 }

@@ -1,5 +1,7 @@
 import { useId } from 'react'
 import { Link } from 'react-router'
+import { areaSilence } from '../health-alerts/health-alerts'
+import { useSilences } from '../health-alerts/queries'
 import common from '../ui/common.module.css'
 import { AreaCard } from './AreaCard'
 import styles from './DashboardPage.module.css'
@@ -9,6 +11,7 @@ import { WarningsSection } from './WarningsSection'
 
 export function DashboardPage() {
   const overview = useOverview()
+  const silences = useSilences().data ?? []
   const updatedAt = new Date(overview.updatedAt)
   return (
     <>
@@ -27,10 +30,10 @@ export function DashboardPage() {
         <>
           <div className={styles.areas}>
             {summarizeAreas(overview).map((summary) => (
-              <AreaCard key={summary.area} summary={summary} />
+              <AreaCard key={summary.area} summary={summary} silence={areaSilence(silences, summary.area)} />
             ))}
           </div>
-          <WarningsSection issues={currentIssues(overview)} />
+          <WarningsSection issues={currentIssues(overview)} silences={silences} />
         </>
       )}
     </>

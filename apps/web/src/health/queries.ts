@@ -11,14 +11,18 @@ export const healthKeys = {
   events: (item: string | undefined) => ['health', 'events', item ?? 'all'],
 } as const
 
-/** The last hour of an item (`collector:<id>`, `stream:<id>`) in minute buckets, with the range asked for. */
+/**
+ * The last hour of an item (`collector:<id>`, `stream:<id>`) in minute buckets, with the range asked
+ * for, and a collector's sensor values in the relay's 10-minute slots: the heartbeat bar and the
+ * sensor sparklines share this one request.
+ */
 export function useHeartbeat(item: string) {
   return useQuery({
     queryKey: healthKeys.history(item),
     queryFn: async ({ signal }) => {
       const { from, to } = heartbeatRange(new Date())
       const reply = await api.healthHistory({ item, from, to, bucket: 1 }, signal)
-      return { from, buckets: reply.buckets }
+      return { from, buckets: reply.buckets, sensors: reply.sensors }
     },
     refetchInterval: heartbeatRefreshMs,
   })

@@ -5,6 +5,7 @@ import { api } from '../api'
 import { HealthBadge } from '../health/HealthBadge'
 import { HeartbeatBar, pollActivity } from '../health/HeartbeatBar'
 import { rowId } from '../health/item-links'
+import { AlertNotes, rowClassOf } from '../health-alerts/AlertMarks'
 import { Badge } from '../ui/Badge'
 import common from '../ui/common.module.css'
 import { ErrorText } from '../ui/ErrorText'
@@ -85,13 +86,15 @@ function CollectorRows({ collector, isLinked, onEdit }: RowProps) {
     <tbody>
       <tr
         id={rowId('collector', collector.id)}
-        className={isLinked ? styles.linkedRow : undefined}
+        className={rowClassOf(collector, isLinked && styles.linkedRow)}
         data-testid="collector-row"
+        data-silenced={collector.silenced ? true : undefined}
         data-name={collector.name}
         data-health={collector.health.state}
       >
         <td>
           <span className={common.strong}>{collector.name}</span>
+          <AlertNotes acknowledged={collector.acknowledged} silenced={collector.silenced} />
           <span className={common.sub}>every {collector.pollRateMs / 1000} s</span>
         </td>
         <td className={common.nowrap} data-label="Type">

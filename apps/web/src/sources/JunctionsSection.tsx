@@ -2,6 +2,7 @@ import type { Collector, Junction, Stream } from '@relay/contracts'
 import { api } from '../api'
 import { HealthBadge } from '../health/HealthBadge'
 import { rowId } from '../health/item-links'
+import { AlertNotes, rowClassOf } from '../health-alerts/AlertMarks'
 import common from '../ui/common.module.css'
 import { ErrorText } from '../ui/ErrorText'
 import { ListSection, useEditor } from '../ui/Section'
@@ -78,12 +79,15 @@ function JunctionRow({ junction, collectors, streams, onEdit }: RowProps) {
     <tbody>
       <tr
         id={rowId('junction', junction.id)}
+        className={rowClassOf(junction)}
         data-testid="junction-row"
+        data-silenced={junction.silenced ? true : undefined}
         data-name={junction.name}
         data-health={junction.health.state}
       >
         <td>
           <span className={common.strong}>{junction.name}</span>
+          <AlertNotes acknowledged={junction.acknowledged} silenced={junction.silenced} />
         </td>
         <td data-label="Status">
           <HealthBadge health={junction.health} subject="junction" testId="junction-status" />

@@ -3,6 +3,7 @@ import { api } from '../api'
 import { HealthBadge } from '../health/HealthBadge'
 import { HeartbeatBar, sendActivity } from '../health/HeartbeatBar'
 import { rowId } from '../health/item-links'
+import { AlertNotes, rowClassOf } from '../health-alerts/AlertMarks'
 import { CopyButton } from '../ui/CopyButton'
 import common from '../ui/common.module.css'
 import { ErrorText } from '../ui/ErrorText'
@@ -68,13 +69,15 @@ function StreamRows({ stream, isLinked, onEdit }: { stream: Stream; isLinked: bo
     <tbody>
       <tr
         id={rowId('stream', stream.id)}
-        className={isLinked ? styles.linkedRow : undefined}
+        className={rowClassOf(stream, isLinked && styles.linkedRow)}
         data-testid="stream-row"
+        data-silenced={stream.silenced ? true : undefined}
         data-name={stream.name}
         data-health={stream.health.state}
       >
         <td>
           <span className={common.strong}>{stream.name}</span>
+          <AlertNotes acknowledged={stream.acknowledged} silenced={stream.silenced} />
         </td>
         <td data-label="Type">{stream.type}</td>
         <td data-label="Device">{stream.deviceName ?? <span className={common.mutedText}>—</span>}</td>
