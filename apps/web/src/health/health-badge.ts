@@ -1,8 +1,9 @@
 import type { HealthState, ItemHealth } from '@relay/contracts'
 import type { Tone } from '../ui/Badge'
+import type { SourceKind } from './item-links'
 
 /** What has a health badge: a junction says "Idle" where a collector or stream says "Stopped". */
-export type HealthSubject = 'collector' | 'stream' | 'junction'
+export type HealthSubject = SourceKind
 
 export type HealthBadgeView = {
   label: string

@@ -22,12 +22,18 @@ describe('links to sources', () => {
   })
 
   it('links an issue to its collector or stream, and to its list when it names neither', () => {
-    expect(issueLink(issue({ id: `collector-fetch-failed-${id}` }))).toBe(sourceLink('collector', id))
-    expect(issueLink(issue({ id: 'lost', area: 'Sensors', collectorId: id }))).toBe(sourceLink('collector', id))
-    expect(issueLink(issue({ id: `sensors-lost-${id}`, area: 'Sensors', collectorId: id }))).toBe(
+    expect(issueLink(issue({ id: `collector-fetch-failed-${id}`, item: `collector:${id}` }))).toBe(
       sourceLink('collector', id),
     )
-    expect(issueLink(issue({ id: `stream-${id}`, area: 'Streams' }))).toBe(sourceLink('stream', id))
+    expect(issueLink(issue({ id: 'lost', area: 'Sensors', collectorId: id, item: `collector:${id}` }))).toBe(
+      sourceLink('collector', id),
+    )
+    expect(
+      issueLink(issue({ id: `sensors-lost-${id}`, area: 'Sensors', collectorId: id, item: `collector:${id}` })),
+    ).toBe(sourceLink('collector', id))
+    expect(issueLink(issue({ id: `stream-${id}`, area: 'Streams', item: `stream:${id}` }))).toBe(
+      sourceLink('stream', id),
+    )
     expect(issueLink(issue({ id: 'something-else', area: 'Junctions' }))).toBe('/sources?tab=junctions')
   })
 

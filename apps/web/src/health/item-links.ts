@@ -24,16 +24,10 @@ export function areaLink(area: HealthArea): string {
   return `/sources?tab=${areaTabs[area]}`
 }
 
-/** Issue ids end with the id of their item: `collector-fetch-failed-<uuid>`, `stream-<uuid>`. */
-const trailingUuid = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i
-
-/** The item a dashboard issue is about; its area's list when the issue names none. */
+/** The item a dashboard issue is about (the relay names it: `collector:<id>`); its area's list otherwise. */
 export function issueLink(issue: HealthIssue): string {
-  const id = issue.collectorId ?? trailingUuid.exec(issue.id)?.[1]
-  if (!id || issue.area === 'Junctions') {
-    return areaLink(issue.area)
-  }
-  return sourceLink(issue.area === 'Streams' ? 'stream' : 'collector', id)
+  const item = issue.item === undefined ? undefined : parseHealthItem(issue.item)
+  return item ? sourceLink(item.kind, item.id) : areaLink(issue.area)
 }
 
 /** A health history item (`collector:<id>`) as its kind and id; undefined for anything else. */
