@@ -7,7 +7,7 @@ import SQLite from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestCloud } from '../../../cloud/test/cloud-server.js'
 import { addCloudUser, createShiftedClock, signInThroughCloud, startCloud, startLinkedRelay } from '../../test/cloud.js'
-import { startFaultProxy } from '../../test/fault-proxy.js'
+import { useCloudBehindFaultProxy } from '../../test/cloud-behind-proxy.js'
 import type { RelayApp } from '../app.js'
 
 const json = { 'content-type': 'application/json' }
@@ -382,32 +382,13 @@ describe('relay cloud backups against the real cloud and its object store', () =
 })
 
 describe('relay cloud backups when the object store misbehaves', () => {
-  let cloud: TestCloud
-  let proxy: Awaited<ReturnType<typeof startFaultProxy>>
-
-  beforeAll(async () => {
-    proxy = await startFaultProxy()
-    cloud = await startCloud(createShiftedClock(), { CLOUD_PUBLIC_URL: proxy.url })
-    proxy.forwardTo(cloud.url)
-  })
-
-  afterAll(async () => {
-    await cloud?.close()
-    await proxy?.close()
-  })
-
-  async function relayBehindProxy() {
-    const user = await addCloudUser(cloud)
-    const relay = await startLinkedRelay(cloud, { env: { CLOUD_URL: proxy.url } })
-    await signInThroughCloud(cloud, relay.url, user.email, { cloudUrl: proxy.url })
-    return relay
-  }
+  const net = useCloudBehindFaultProxy()
 
   it('fails when the store refuses the upload: no false success, a notification, no temp file', async () => {
-    const relay = await relayBehindProxy()
-    proxy.inject((req) => (req.method === 'PUT' && req.url?.startsWith('/s3/') ? 'refuse' : undefined))
+    const relay = await net.signedInRelay()
+    net.proxy.inject((req) => (req.method === 'PUT' && req.url?.startsWith('/s3/') ? 'refuse' : undefined))
     const operation = await backUp(relay.app)
-    proxy.inject(() => undefined)
+    net.proxy.inject(() => undefined)
     expect(operation).toMatchObject({
       stage: 'failed',
       error: 'The object store refused the upload (403 AccessDenied)',
@@ -418,10 +399,10 @@ describe('relay cloud backups when the object store misbehaves', () => {
   })
 
   it('fails when the cloud cannot confirm the upload (409): the backup is marked failed, never reported done', async () => {
-    const relay = await relayBehindProxy()
-    proxy.inject((req) => (req.method === 'PUT' && req.url?.startsWith('/s3/') ? 'swallow' : undefined))
+    const relay = await net.signedInRelay()
+    net.proxy.inject((req) => (req.method === 'PUT' && req.url?.startsWith('/s3/') ? 'swallow' : undefined))
     const operation = await backUp(relay.app)
-    proxy.inject(() => undefined)
+    net.proxy.inject(() => undefined)
     expect(operation.stage).toBe('failed')
     expect(operation.error).toMatch(/^Upload not accepted: no uploaded file/)
     expect((await listBackups(relay.app)).map((backup) => backup.status)).toEqual(['failed'])
@@ -435,7 +416,6 @@ async function listBackupsOrNone(app: RelayApp): Promise<BackupRecord[]> {
   return res.statusCode === 200 ? res.json().backups : []
 }
 
-/** The embedded store's file holding an object of `size` bytes. */
 /** The stored object with these bytes: the store is shared by every relay of the suite, and archives of
  * near-identical databases can have the same size. */
 function findObjectFile(folder: string, sha256: string): string {

@@ -6,10 +6,9 @@ import { fileURLToPath } from 'node:url'
 import type { BackupOperation, BackupRecord, OperationStage, UploadGrant } from '@relay/contracts'
 import { freePort, tempDir, waitFor } from '@relay/testkit'
 import SQLite from 'better-sqlite3'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { TestCloud } from '../../../cloud/test/cloud-server.js'
-import { addCloudUser, createShiftedClock, signInThroughCloud, startCloud, startLinkedRelay } from '../../test/cloud.js'
-import { startFaultProxy } from '../../test/fault-proxy.js'
+import { describe, expect, it } from 'vitest'
+import { addCloudUser, signInThroughCloud, type startLinkedRelay } from '../../test/cloud.js'
+import { useCloudBehindFaultProxy } from '../../test/cloud-behind-proxy.js'
 import type { RelayApp } from '../app.js'
 
 type Relay = Awaited<ReturnType<typeof startLinkedRelay>>
@@ -85,29 +84,9 @@ function tempFiles(dataDir: string): string[] {
 }
 
 describe('a backup the relay was stopped in, found at the next start', () => {
-  let cloud: TestCloud
-  let proxy: Awaited<ReturnType<typeof startFaultProxy>>
-
-  beforeAll(async () => {
-    proxy = await startFaultProxy()
-    cloud = await startCloud(createShiftedClock(), { CLOUD_PUBLIC_URL: proxy.url })
-    proxy.forwardTo(cloud.url)
-  })
-
-  afterAll(async () => {
-    await cloud?.close()
-    await proxy?.close()
-  })
-
-  /** A relay signed in through the proxy, so tests can cut it off from the cloud. */
-  async function signedInRelay(dataDir?: string) {
-    const user = await addCloudUser(cloud)
-    const relay = await startLinkedRelay(cloud, { dataDir, env: { CLOUD_URL: proxy.url } })
-    await signInThroughCloud(cloud, relay.url, user.email, { cloudUrl: proxy.url })
-    return relay
-  }
-
-  const restart = (relay: Relay) => startLinkedRelay(cloud, { dataDir: relay.dataDir, env: { CLOUD_URL: proxy.url } })
+  const net = useCloudBehindFaultProxy()
+  const signedInRelay = net.signedInRelay
+  const restart = (relay: Relay) => net.startRelay(relay.dataDir)
 
   it('records it as failed, notifies once, and releases the pending cloud record', async () => {
     const relay = await signedInRelay()
@@ -189,7 +168,7 @@ describe('a backup the relay was stopped in, found at the next start', () => {
     const leftover = await requestUpload(relay)
     await relay.app.close()
     const waiting = leaveUnfinished(relay.dataDir, { stage: 'uploading', backupId: leftover })
-    proxy.inject((req) => (req.method === 'DELETE' ? 'refuse' : undefined))
+    net.proxy.inject((req) => (req.method === 'DELETE' ? 'refuse' : undefined))
     try {
       const restarted = await restart(relay)
       await restarted.app.services.backups.idle()
@@ -199,7 +178,7 @@ describe('a backup the relay was stopped in, found at the next start', () => {
       expect(unfinishedRows(restarted.dataDir)).toEqual([{ id: waiting, interrupted_at: expect.any(String) }])
       await restarted.app.close()
     } finally {
-      proxy.inject(() => undefined)
+      net.proxy.inject(() => undefined)
     }
     const again = await restart(relay)
     await again.app.services.backups.idle()
@@ -216,7 +195,7 @@ describe('a backup the relay was stopped in, found at the next start', () => {
     await relay.app.close()
     const id = leaveUnfinished(relay.dataDir, { stage: 'uploading', backupId })
 
-    proxy.inject((req) => (req.method === 'DELETE' ? 'refuse' : undefined))
+    net.proxy.inject((req) => (req.method === 'DELETE' ? 'refuse' : undefined))
     try {
       const restarted = await restart(relay)
       await restarted.app.services.backups.idle()
@@ -234,17 +213,17 @@ describe('a backup the relay was stopped in, found at the next start', () => {
       expect(await failureNotifications(again.app)).toHaveLength(1)
       expect(unfinishedRows(again.dataDir)).toHaveLength(1)
 
-      proxy.inject(() => undefined)
+      net.proxy.inject(() => undefined)
       await again.app.services.backups.runScheduledCycle()
       expect(unfinishedRows(again.dataDir)).toEqual([])
       expect(await cloudRecords(again.app)).toEqual([])
     } finally {
-      proxy.inject(() => undefined)
+      net.proxy.inject(() => undefined)
     }
   })
 
   it('a relay process killed with SIGKILL during an upload: failed, notified, released, no temp file', async () => {
-    const user = await addCloudUser(cloud)
+    const user = await addCloudUser(net.cloud)
     const folder = tempDir('relay-killed-')
     const port = await freePort()
     const relayUrl = `http://127.0.0.1:${port}`
@@ -252,7 +231,7 @@ describe('a backup the relay was stopped in, found at the next start', () => {
     const stalled = new Promise<void>((resolve) => {
       uploadStalled = resolve
     })
-    proxy.inject((req) => {
+    net.proxy.inject((req) => {
       if (req.method === 'PUT' && req.url?.startsWith('/s3/')) {
         uploadStalled()
         return 'stall'
@@ -265,7 +244,7 @@ describe('a backup the relay was stopped in, found at the next start', () => {
         ...process.env,
         RELAY_PORT: String(port),
         RELAY_DATA_DIR: folder.path,
-        CLOUD_URL: proxy.url,
+        CLOUD_URL: net.proxy.url,
         LOG_LEVEL: 'warn',
       },
       stdio: 'ignore',
@@ -273,7 +252,7 @@ describe('a backup the relay was stopped in, found at the next start', () => {
     const exited = new Promise((resolve) => child.once('exit', resolve))
     try {
       await waitFor(async () => (await fetch(`${relayUrl}/api/health`)).ok, 'the relay answering')
-      await signInThroughCloud(cloud, relayUrl, user.email, { cloudUrl: proxy.url })
+      await signInThroughCloud(net.cloud, relayUrl, user.email, { cloudUrl: net.proxy.url })
       const started = await fetch(`${relayUrl}/api/cloud-backups/create`, { method: 'POST' })
       expect(started.status).toBe(202)
       const { operationId } = (await started.json()) as { operationId: string }
@@ -287,9 +266,9 @@ describe('a backup the relay was stopped in, found at the next start', () => {
       expect(backupId).not.toBe('')
       child.kill('SIGKILL')
       await exited
-      proxy.inject(() => undefined)
+      net.proxy.inject(() => undefined)
 
-      const restarted = await startLinkedRelay(cloud, { dataDir: folder.path, env: { CLOUD_URL: proxy.url } })
+      const restarted = await net.startRelay(folder.path)
       await restarted.app.services.backups.idle()
       expect(await operationsOf(restarted.app)).toEqual([
         expect.objectContaining({
@@ -309,7 +288,7 @@ describe('a backup the relay was stopped in, found at the next start', () => {
       expect(tempFiles(folder.path)).toEqual([])
       await restarted.app.close()
     } finally {
-      proxy.inject(() => undefined)
+      net.proxy.inject(() => undefined)
       child.kill('SIGKILL')
       await exited
       folder.remove()
