@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto'
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import path from 'node:path'
-import { AppError, type BackupOperation, type RestoreBody } from '@relay/contracts'
+import type { BackupOperation, RestoreBody } from '@relay/contracts'
 import type { FastifyBaseLogger } from 'fastify'
 import { type HeldRows, type RelayDatabase, safetyCopies, safetyCopiesFolder } from '../db/database.js'
 import { identityFile } from '../identity/identity.js'
 import { keysFolder } from '../secrets/secret-box.js'
-import { extractBackupArchive, inspectBackupArchive, snapshotDatabase } from './archive/index.js'
+import { snapshotDatabase } from './archive/index.js'
 import { frameEngineFolder } from './archive/manifest.js'
 import type { CloudBackups } from './cloud-backups.js'
+import { fetchVerifiedBackup } from './fetch-backup.js'
 import type { Operations } from './operations.js'
-import { downloadFile } from './transfer.js'
 import type { UnfinishedOperations } from './unfinished.js'
 
 const safetyCopiesKept = 3
@@ -54,27 +54,12 @@ export async function restoreBackup(
   const work = path.join(tempDir, `relay-backup-restore-${randomUUID()}`)
   mkdirSync(work, { recursive: true })
   try {
-    const grant = await cloudBackups.requestDownload(backupId)
-    operation.filename = grant.filename
-    operations.stage(operation, 'downloading', grant.compressedSize)
-    const archiveFile = path.join(work, 'backup.zip')
-    const arrived = await downloadFile(grant.downloadUrl, archiveFile, (done) => operations.progress(operation, done))
-    if (arrived.size !== grant.compressedSize || (grant.sha256 && arrived.sha256 !== grant.sha256)) {
-      throw new AppError('CONFLICT', 'The downloaded backup does not match the size and checksum the cloud recorded')
-    }
-
-    operations.stage(operation, 'verifying')
-    const manifest = await inspectBackupArchive(archiveFile, {
-      expectedSha256: grant.sha256 ?? undefined,
-      expectedSize: grant.compressedSize,
-    })
-    if (!deps.knownSchemaVersions.includes(manifest.schemaVersion)) {
-      throw new AppError(
-        'CONFLICT',
-        `The backup was made by a newer relay (schema ${manifest.schemaVersion}); update first`,
-      )
-    }
-    const staged = await extractBackupArchive(archiveFile, manifest, path.join(work, 'staged'))
+    const { staged } = await fetchVerifiedBackup(
+      { cloudBackups, operations, knownSchemaVersions: deps.knownSchemaVersions },
+      operation,
+      backupId,
+      work,
+    )
 
     operations.stage(operation, 'restoring')
     const components = {
