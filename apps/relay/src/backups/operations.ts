@@ -7,6 +7,19 @@ const kept = 20
 /** Backups and restores as they run, newest first; the last few finished ones stay for the UI to read. */
 export function createOperations(clock: Clock) {
   const operations = new Map<string, BackupOperation>()
+  /** Milliseconds spent in each stage so far, and when the current one began: for the log, not the UI. */
+  const timings = new WeakMap<BackupOperation, { spent: Partial<Record<OperationStage, number>>; since: number }>()
+
+  function time(operation: BackupOperation): void {
+    const now = performance.now()
+    const timing = timings.get(operation)
+    if (timing) {
+      timing.spent[operation.stage] = Math.round((timing.spent[operation.stage] ?? 0) + now - timing.since)
+      timing.since = now
+    } else {
+      timings.set(operation, { spent: {}, since: now })
+    }
+  }
 
   return {
     start(kind: OperationKind, trigger: BackupTrigger | null): BackupOperation {
@@ -24,6 +37,7 @@ export function createOperations(clock: Clock) {
         finishedAt: null,
       }
       operations.set(operation.id, operation)
+      time(operation)
       for (const id of [...operations.keys()].slice(0, Math.max(0, operations.size - kept))) {
         operations.delete(id)
       }
@@ -38,6 +52,7 @@ export function createOperations(clock: Clock) {
 
     /** Moves an operation to `stage` with a fresh byte count. */
     stage(operation: BackupOperation, stage: OperationStage, bytesTotal = 0): void {
+      time(operation)
       Object.assign(operation, { stage, bytesDone: 0, bytesTotal })
     },
 
@@ -46,11 +61,21 @@ export function createOperations(clock: Clock) {
     },
 
     finish(operation: BackupOperation, error?: string): void {
+      time(operation)
       Object.assign(operation, {
         stage: error === undefined ? 'done' : 'failed',
         error: error ?? null,
         finishedAt: clock.now().toISOString(),
       })
+    },
+
+    /** Milliseconds each stage took, in the order they ran; complete once the operation finished. */
+    stageTimes: (operation: BackupOperation): Partial<Record<OperationStage, number>> =>
+      timings.get(operation)?.spent ?? {},
+
+    /** Forgets an operation that turned out to have nothing to do. */
+    drop: (operation: BackupOperation): void => {
+      operations.delete(operation.id)
     },
 
     get: (id: string): BackupOperation | undefined => operations.get(id),

@@ -12,8 +12,9 @@ import {
   manifestEntry,
   manifestFormatVersion,
 } from './manifest.js'
-import { startSnapshot, untilAborted } from './snapshot.js'
+import { takeSnapshot } from './snapshot.js'
 import { backupFilename, tempStem } from './temp-files.js'
+import { readFreePages, withoutUnusedBytes } from './unused-bytes.js'
 import { bufferSource, createZipWriter, openFileSource } from './zip-writer.js'
 
 export type BackupComponentFlags = { includeKeys: boolean; includeIdentity: boolean; includeFrameEngine: boolean }
@@ -75,14 +76,39 @@ export type BackupArchive = {
 
 type SourceFile = { name: string; file: string; size: number; mtime: Date; mode: number }
 
+/** An archive packed from a snapshot whose integrity check may still be running. */
+export type PackedArchive = BackupArchive & {
+  /**
+   * Resolves once the database snapshot passed `PRAGMA integrity_check`; until then the archive must not
+   * count as a backup. Rejects with what the check found.
+   */
+  checked: Promise<void>
+}
+
 /**
- * Builds a backup archive: a snapshot of the live database (in a worker thread), then one streaming
- * pass that deflates it and the chosen components into a ZIP while hashing every entry, and the
- * manifest last. The archive is finished only once the snapshot passed its integrity check, which runs
- * while the packing does. Memory stays bounded by a few chunks whatever the database size. On failure
- * or abort every temp file is removed and the error thrown.
+ * Builds a backup archive and returns it once the snapshot passed its integrity check; the archive is
+ * removed when the check fails. See `packBackupArchive`.
  */
 export async function createBackupArchive(options: CreateBackupArchiveOptions): Promise<BackupArchive> {
+  const { checked, ...archive } = await packBackupArchive(options)
+  try {
+    await checked
+  } catch (err) {
+    await rm(archive.file, { force: true })
+    throw err
+  }
+  return archive
+}
+
+/**
+ * Packs a backup archive: a snapshot of the live database (its own pages, pinned by a worker thread, or
+ * a copy), deflated in one streaming pass with the chosen components into a ZIP while every entry is
+ * hashed, and the manifest last. Returns as soon as the archive is written, with the snapshot's integrity
+ * check still running in the worker (it overlaps the upload); a check that fails while the database is
+ * still being packed stops the packing at once. Memory stays bounded by a few chunks whatever the
+ * database size. On failure or abort every temp file is removed and the error thrown.
+ */
+export async function packBackupArchive(options: CreateBackupArchiveOptions): Promise<PackedArchive> {
   const { databaseFile, dataDir, tempDir, createdAt, components, onProgress, signal } = options
   const packing = { ...defaultPacking, ...options.packing }
   signal?.throwIfAborted()
@@ -95,11 +121,11 @@ export async function createBackupArchive(options: CreateBackupArchiveOptions): 
     onProgress?.({ stage, bytesDone, bytesTotal })
 
   const databaseSize = await databaseBytes(databaseFile)
-  const snapshot = startSnapshot({
+  report('snapshot', 0, databaseSize)
+  const snapshot = await takeSnapshot({
     sourceFile: databaseFile,
     targetFile: snapshotFile,
     durable: false,
-    onCopying: () => report('snapshot', 0, databaseSize),
     signal,
   })
   // A failed integrity check stops the packing at once rather than after the whole database.
@@ -107,11 +133,11 @@ export async function createBackupArchive(options: CreateBackupArchiveOptions): 
   snapshot.checked.catch((err: unknown) => checkFailed.abort(err))
   const packingSignal = signal ? AbortSignal.any([signal, checkFailed.signal]) : checkFailed.signal
   let handle: FileHandle | undefined
+  let finished: Promise<void> | undefined
   try {
-    const snapshotSize = await snapshot.copied
-    report('snapshot', snapshotSize, snapshotSize)
+    report('snapshot', snapshot.size, snapshot.size)
     const sources: SourceFile[] = [
-      { name: databaseEntry, file: snapshotFile, size: snapshotSize, mtime: createdAt, mode: 0o600 },
+      { name: databaseEntry, file: snapshot.file, size: snapshot.size, mtime: createdAt, mode: 0o600 },
       ...(await listComponents(dataDir, components)),
     ]
     const bytesTotal = sources.reduce((sum, source) => sum + source.size, 0)
@@ -123,8 +149,13 @@ export async function createBackupArchive(options: CreateBackupArchiveOptions): 
     const entries: BackupManifestEntry[] = []
     for (const source of sources) {
       const file = await openFileSource(source.file, source.size)
+      const isLiveDatabase = source.name === databaseEntry && snapshot.livePageSize !== undefined
       try {
-        const { name, size, sha256 } = await zip.addEntry(source.name, file, {
+        const pageSize = snapshot.livePageSize ?? 0
+        const content = isLiveDatabase
+          ? withoutUnusedBytes(file, pageSize, await readFreePages(source.file, pageSize, source.size / pageSize))
+          : file
+        const { name, size, sha256 } = await zip.addEntry(source.name, content, {
           mtime: source.mtime,
           mode: source.mode,
           expectedSize: source.size,
@@ -137,8 +168,11 @@ export async function createBackupArchive(options: CreateBackupArchiveOptions): 
       } finally {
         await file.close()
       }
+      if (source.name === databaseEntry) {
+        finished = snapshot.finish()
+        finished.catch(() => {})
+      }
     }
-    await untilAborted(snapshot.checked, packingSignal)
 
     const manifest: BackupManifest = {
       formatVersion: manifestFormatVersion,
@@ -166,14 +200,14 @@ export async function createBackupArchive(options: CreateBackupArchiveOptions): 
       sha256,
       uncompressedSize: entries.reduce((sum, entry) => sum + entry.size, manifestBytes.length),
       manifest,
+      checked: finished ?? snapshot.finish(),
     }
   } catch (err) {
     await handle?.close().catch(() => {})
     await rm(partialFile, { force: true })
-    throw err
-  } finally {
-    // The copy is packed (or the archive abandoned): the snapshot's worker and file go either way.
+    // Abandoned: the snapshot's worker and any copy go at once.
     await snapshot.discard()
+    throw err
   }
 }
 

@@ -5,7 +5,9 @@ export {
   type CreateBackupArchiveOptions,
   createBackupArchive,
   defaultPacking,
+  type PackedArchive,
   type PackingOptions,
+  packBackupArchive,
 } from './create-archive.js'
 export { BackupManifest, BackupManifestEntry } from './manifest.js'
 export {

@@ -6,7 +6,7 @@ import { tempDir } from '@relay/testkit'
 import SQLite from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createTestDatabase } from '../../../test/database.js'
-import { snapshotDatabase, startSnapshot } from './snapshot.js'
+import { snapshotDatabase, startSnapshot, takeSnapshot } from './snapshot.js'
 import { runSqliteWorker } from './sqlite-worker.js'
 
 const driver = createRequire(import.meta.url).resolve('better-sqlite3')
@@ -183,5 +183,92 @@ describe('database snapshot', () => {
     await expect(check.checked).rejects.toThrow(/integrity check|malformed/)
     await check.exited
     expect(existsSync(damaged)).toBe(true)
+  })
+})
+
+describe('live snapshot for a backup', () => {
+  /** The snapshot's bytes as a database file of their own, read while the snapshot holds. */
+  async function readOut(snapshot: Awaited<ReturnType<typeof takeSnapshot>>, target: string) {
+    const bytes = readFileSync(snapshot.file).subarray(0, snapshot.size)
+    writeFileSync(target, bytes)
+    await snapshot.finish()
+    return new SQLite(target, { readonly: true })
+  }
+
+  it('reads an idle database in place, checks it once its pages were read, and lets go', async () => {
+    const database = await relayDatabase(1024 * 1024)
+    const target = path.join(folder(), 'copy.db')
+    const snapshot = await takeSnapshot({ sourceFile: database.file, targetFile: target })
+    expect(snapshot.file).toBe(database.file)
+    expect(snapshot.livePageSize).toBe(database.sqlite.pragma('page_size', { simple: true }))
+    expect(existsSync(target)).toBe(false)
+    const copy = await readOut(snapshot, path.join(folder(), 'read.db'))
+    expect(copy.pragma('integrity_check', { simple: true })).toBe('ok')
+    expect(copy.prepare('select count(*) as n from readings').get()).toEqual(
+      database.sqlite.prepare('select count(*) as n from readings').get(),
+    )
+    copy.close()
+    // Let go: a full checkpoint can copy the log back again.
+    database.sqlite.exec("insert into app_settings (key, value, updated_at) values ('after', '1', 'now')")
+    expect(database.sqlite.pragma('wal_checkpoint(TRUNCATE)')).toEqual([{ busy: 0, log: 0, checkpointed: 0 }])
+  })
+
+  it('holds the pages it pinned while another process keeps writing and checkpointing', async () => {
+    const database = await relayDatabase(5 * 1024 * 1024)
+    database.sqlite.exec('create table writes (id integer primary key, at integer not null)')
+    const lastWrite = () =>
+      (database.sqlite.prepare('select max(id) as id from writes').get() as { id: number | null }).id ?? 0
+    startWriter(database.file)
+    await until(() => lastWrite() > 100)
+    for (let round = 0; round < 5; round++) {
+      const committed = lastWrite()
+      const snapshot = await takeSnapshot({ sourceFile: database.file, targetFile: path.join(folder(), 'copy.db') })
+      // While the pages are read, the writer commits on and checkpoints run.
+      await until(() => lastWrite() > committed + 200)
+      database.sqlite.pragma('wal_checkpoint(PASSIVE)')
+      const copy = await readOut(snapshot, path.join(folder(), `read-${round}.db`))
+      expect(copy.pragma('integrity_check', { simple: true })).toBe('ok')
+      const { id, n } = copy.prepare('select max(id) as id, count(*) as n from writes').get() as {
+        id: number
+        n: number
+      }
+      expect(id).toBeGreaterThanOrEqual(committed)
+      expect(n).toBe(id)
+      copy.close()
+    }
+  })
+
+  it('falls back to a checked copy when a reader keeps the log from being copied back', async () => {
+    const database = await relayDatabase(1024 * 1024)
+    database.sqlite.exec("insert into app_settings (key, value, updated_at) values ('first', '1', 'now')")
+    const reader = new SQLite(database.file)
+    cleanups.push(() => reader.close())
+    reader.exec('begin')
+    reader.prepare('select count(*) from app_settings').get()
+    database.sqlite.exec("insert into app_settings (key, value, updated_at) values ('second', '2', 'now')")
+
+    const target = path.join(folder(), 'copy.db')
+    const snapshot = await takeSnapshot({ sourceFile: database.file, targetFile: target })
+    expect(snapshot.file).toBe(target)
+    expect(snapshot.livePageSize).toBeUndefined()
+    const copy = await readOut(snapshot, path.join(folder(), 'read.db'))
+    expect(copy.prepare("select value from app_settings where key = 'second'").get()).toEqual({ value: '2' })
+    copy.close()
+    expect(existsSync(target)).toBe(false)
+    reader.exec('commit')
+  })
+
+  it('rejects finish() with what the check found in a damaged database', async () => {
+    const database = await relayDatabase(2 * 1024 * 1024)
+    database.sqlite.pragma('wal_checkpoint(TRUNCATE)')
+    const dir = folder()
+    const damaged = path.join(dir, 'damaged.db')
+    const bytes = readFileSync(database.file)
+    const pageSize = Number(database.sqlite.pragma('page_size', { simple: true }))
+    // Scribbles over a page in the middle of the readings table.
+    bytes.fill(0x5a, pageSize * 100 + 8, pageSize * 101)
+    writeFileSync(damaged, bytes)
+    const snapshot = await takeSnapshot({ sourceFile: damaged, targetFile: path.join(dir, 'copy.db') })
+    await expect(snapshot.finish()).rejects.toThrow(/integrity check/)
   })
 })

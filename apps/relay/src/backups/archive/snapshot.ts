@@ -80,6 +80,64 @@ export function startSnapshot({
   return { copied, checked, discard }
 }
 
+/** A snapshot ready to be packed: `size` bytes of `file`. */
+export type PackableSnapshot = {
+  /** The live database itself while its pages are pinned, or a copy. */
+  file: string
+  size: number
+  /** The page size when `file` is the live database, whose free pages hold deleted rows. */
+  livePageSize?: number
+  /** Rejects as soon as the integrity check fails; resolves once it passed. */
+  checked: Promise<void>
+  /**
+   * Tells the snapshot its bytes were read. Resolves once it passed its integrity check (a pin checks
+   * now, while its read transaction still holds), and lets go of the database or the copy either way.
+   */
+  finish(): Promise<void>
+  /** Stops at once, unchecked: the worker ends and a copy is removed. Safe to call more than once. */
+  discard(): Promise<void>
+}
+
+/**
+ * A snapshot of a live SQLite database for a backup, read in place when it can be: a worker pins the
+ * database file (see `pinPages` in sqlite-worker.ts) so its pages go straight into the archive with no
+ * copy written first. When writers keep the file from being pinned, it falls back to a VACUUM INTO copy
+ * at `targetFile`, checked while it is packed.
+ */
+export async function takeSnapshot(options: SnapshotOptions): Promise<PackableSnapshot> {
+  const { sourceFile, signal } = options
+  signal?.throwIfAborted()
+  const pin = runSqliteWorker({ kind: 'pin', sourceFile })
+  let pages: Awaited<typeof pin.pinned>
+  try {
+    pages = await untilAborted(pin.pinned, signal)
+  } catch (err) {
+    await pin.stop()
+    throw err
+  }
+  if (!pages) {
+    await pin.stop()
+    const copy = startSnapshot(options)
+    const size = await copy.copied
+    const finish = () => copy.checked.finally(copy.discard)
+    return { file: options.targetFile, size, checked: copy.checked, finish, discard: copy.discard }
+  }
+  options.onCopying?.()
+  const checked = untilAborted(pin.checked, signal)
+  checked.catch(() => {})
+  return {
+    file: sourceFile,
+    size: pages.pageSize * pages.pageCount,
+    livePageSize: pages.pageSize,
+    checked,
+    finish() {
+      pin.pagesRead()
+      return checked.finally(() => pin.stop())
+    },
+    discard: () => pin.stop(),
+  }
+}
+
 function refused(reason: unknown): RunningSnapshot {
   const failed = Promise.reject(reason)
   failed.catch(() => {})

@@ -4,19 +4,30 @@ import { Worker } from 'node:worker_threads'
 /**
  * What the worker does on its own connection: `snapshot` copies `sourceFile` to `targetFile` with
  * VACUUM INTO (one read transaction, so the copy is every row committed before it began) and then
- * checks the copy; `check` only checks `targetFile`.
+ * checks the copy; `check` only checks `targetFile`; `pin` holds a read transaction on `sourceFile`
+ * in which the database file itself is the snapshot (see `pinPages`) and, once the caller has read the
+ * pages, checks it and lets go.
  */
 export type SqliteTask =
   | { kind: 'snapshot'; sourceFile: string; targetFile: string; durable: boolean }
   | { kind: 'check'; targetFile: string }
+  | { kind: 'pin'; sourceFile: string }
+
+/** The pages of a pinned database: the first `pageCount * pageSize` bytes of its file. */
+export type PinnedPages = { pageSize: number; pageCount: number }
 
 type WorkerMessage =
+  | { type: 'pinned'; pages: PinnedPages | null }
   | { type: 'copying' }
   | { type: 'copied' }
   | { type: 'checked'; problems: string[] }
   | { type: 'failed'; message: string; code?: string }
 
 export type SqliteWorkerRun = {
+  /** A `pin` task's pages, or null when writers kept the file from being pinned (`snapshot` instead). */
+  pinned: Promise<PinnedPages | null>
+  /** Tells a `pin` task that its pages were read: it checks them, then ends the read transaction. */
+  pagesRead(): void
   /** Resolves when the copy is written (a `check` task resolves at once). */
   copied: Promise<void>
   /** Resolves when `targetFile` passed `PRAGMA integrity_check`; rejects with what it found otherwise. */
@@ -36,7 +47,58 @@ const workerSource = `
 const { parentPort, workerData } = require('node:worker_threads')
 const Database = require(workerData.driver)
 const { task } = workerData
-try {
+
+function check(db) {
+  const rows = db.pragma('integrity_check(20)')
+  const problems = rows.map((row) => String(Object.values(row)[0])).filter((line) => line !== 'ok')
+  parentPort.postMessage({ type: 'checked', problems })
+}
+
+// In WAL mode a reader whose transaction began when every frame of the log had been copied back into the
+// database file reads the file alone, and no checkpoint may write to the file while it reads (SQLite's
+// WAL read mark 0); in rollback mode the read lock keeps writers out. Either way, for as long as the
+// transaction lasts the file's first page_count pages are exactly the snapshot. A checkpoint makes the log
+// fully copied; data_version unchanged across it and the transaction's start shows no commit slipped in.
+function pinPages(db) {
+  const wal = String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal'
+  const pause = new Int32Array(new SharedArrayBuffer(4))
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const before = db.pragma('data_version', { simple: true })
+    const copied = wal ? db.pragma('wal_checkpoint(PASSIVE)')[0] : { busy: 0, log: 0, checkpointed: 0 }
+    db.exec('begin')
+    db.prepare('select count(*) from sqlite_schema').get()
+    if (copied.busy === 0 && copied.log === copied.checkpointed && db.pragma('data_version', { simple: true }) === before) {
+      return { pageSize: db.pragma('page_size', { simple: true }), pageCount: db.pragma('page_count', { simple: true }) }
+    }
+    db.exec('commit')
+    Atomics.wait(pause, 0, 0, 10 * (attempt + 1))
+  }
+  return null
+}
+
+function run() {
+  if (task.kind === 'pin') {
+    const source = new Database(task.sourceFile, { fileMustExist: true })
+    source.pragma('busy_timeout = 5000')
+    source.pragma('cache_size = -2048')
+    const pages = pinPages(source)
+    parentPort.postMessage({ type: 'pinned', pages })
+    if (!pages) {
+      source.close()
+      return
+    }
+    // Checked once the pages were read, so the check overlaps the upload rather than the deflating.
+    parentPort.once('message', () => {
+      try {
+        check(source)
+      } catch (err) {
+        fail(err)
+      } finally {
+        source.close()
+      }
+    })
+    return
+  }
   if (task.kind === 'snapshot') {
     const source = new Database(task.sourceFile, { readonly: true, fileMustExist: true })
     try {
@@ -57,14 +119,20 @@ try {
   const copy = new Database(task.targetFile, { readonly: true, fileMustExist: true })
   try {
     copy.pragma('cache_size = -2048')
-    const rows = copy.pragma('integrity_check(20)')
-    const problems = rows.map((row) => String(Object.values(row)[0])).filter((line) => line !== 'ok')
-    parentPort.postMessage({ type: 'checked', problems })
+    check(copy)
   } finally {
     copy.close()
   }
-} catch (err) {
+}
+
+function fail(err) {
   parentPort.postMessage({ type: 'failed', message: String(err && err.message ? err.message : err), code: err && err.code })
+}
+
+try {
+  run()
+} catch (err) {
+  fail(err)
 }
 `
 
@@ -76,16 +144,27 @@ export function runSqliteWorker(task: SqliteTask, onCopying?: () => void): Sqlit
   const worker = new Worker(workerSource, { eval: true, workerData: { driver, task } })
   const copied = deferred()
   const checked = deferred()
+  let resolvePinned!: (pages: PinnedPages | null) => void
+  const pinned = new Promise<PinnedPages | null>((resolve) => {
+    resolvePinned = resolve
+  })
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()))
-  if (task.kind === 'check') {
+  if (task.kind !== 'snapshot') {
     copied.resolve()
   }
+  if (task.kind !== 'pin') {
+    resolvePinned(null)
+  }
   const fail = (error: Error) => {
+    resolvePinned(null)
     copied.reject(error)
     checked.reject(error)
   }
   worker.on('message', (message: WorkerMessage) => {
     switch (message.type) {
+      case 'pinned':
+        resolvePinned(message.pages)
+        break
       case 'copying':
         onCopying?.()
         break
@@ -109,6 +188,8 @@ export function runSqliteWorker(task: SqliteTask, onCopying?: () => void): Sqlit
   worker.on('error', (err) => fail(err))
   worker.on('exit', () => fail(new Error('The database worker ended before it finished')))
   return {
+    pinned,
+    pagesRead: () => worker.postMessage('read'),
     copied: copied.promise,
     checked: checked.promise,
     exited,

@@ -1,0 +1,119 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { readFileSync, rmSync } from 'node:fs'
+import { once } from 'node:events'
+import path from 'node:path'
+import { unifiedAuthRoutes } from '@relay/contracts'
+import { createHttpBrowser, freePort, submitForm } from '../../packages/testkit/src/http-browser.ts'
+
+const repoRoot = path.resolve(import.meta.dirname, '../..')
+
+/** What the relay's probe saw since the previous reading. */
+export type RelayProbe = { maxDelayMs: number; peakRssMb: number; cpuSeconds: number }
+
+export type RelayProcess = {
+  url: string
+  probe(): Promise<RelayProbe>
+  close(): Promise<void>
+}
+
+/**
+ * The relay as users run it: its compiled dist/ (built here first) on plain Node in a process of its
+ * own, over `dataDir`, talking to the cloud at `cloudUrl`, set up in mode none. Its event-loop delay and
+ * RSS are read through a preloaded probe (loop-probe.mjs).
+ */
+export async function startRelayProcess(dataDir: string, cloudUrl: string): Promise<RelayProcess> {
+  const fromSource = process.env.BENCH_RELAY_FROM_SOURCE === '1'
+  if (!fromSource) {
+    execFileSync(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-b', 'apps/relay/tsconfig.build.json'], {
+      cwd: repoRoot,
+      stdio: 'inherit',
+    })
+  }
+  const port = await freePort()
+  const probeFile = path.join(dataDir, '..', `loop-probe-${port}.json`)
+  const child: ChildProcess = spawn(
+    process.execPath,
+    fromSource
+      ? ['--import', path.join(import.meta.dirname, 'loop-probe.mjs'), '--conditions=source', '--import', 'tsx', 'apps/relay/src/main.ts']
+      : ['--import', path.join(import.meta.dirname, 'loop-probe.mjs'), path.join(repoRoot, 'apps/relay/dist/main.js')],
+    {
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        RELAY_DATA_DIR: dataDir,
+        RELAY_PORT: String(port),
+        CLOUD_URL: cloudUrl,
+        LOG_LEVEL: process.env.RELAY_LOG_LEVEL ?? 'warn',
+        LOOP_PROBE_FILE: probeFile,
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  )
+  const url = `http://127.0.0.1:${port}`
+  await untilAnswering(`${url}/api/health`, child)
+  const setup = await fetch(`${url}${unifiedAuthRoutes.setMode.url}`, {
+    method: unifiedAuthRoutes.setMode.method,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ mode: 'none' }),
+  })
+  if (!setup.ok) {
+    throw new Error(`relay setup answered ${setup.status}`)
+  }
+  return {
+    url,
+    async probe() {
+      child.kill('SIGUSR2')
+      for (let attempt = 0; attempt < 100; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 10))
+        try {
+          const reading = JSON.parse(readFileSync(probeFile, 'utf8')) as RelayProbe
+          rmSync(probeFile)
+          return reading
+        } catch {
+          // Not written yet.
+        }
+      }
+      throw new Error('the relay did not answer the loop probe')
+    },
+    async close() {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM')
+        await once(child, 'exit')
+      }
+    },
+  }
+}
+
+async function untilAnswering(url: string, child: ChildProcess): Promise<void> {
+  for (let attempt = 0; attempt < 300; attempt++) {
+    if (child.exitCode !== null) {
+      throw new Error(`the relay exited with ${child.exitCode}`)
+    }
+    const ok = await fetch(url).then(
+      (response) => response.ok,
+      () => false,
+    )
+    if (ok) {
+      return
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`${url} did not answer within 30 s`)
+}
+
+/** Signs the relay in to the cloud as a browser would: the relay's redirect, the cloud's sign-in form, back. */
+export async function signInRelay(relayUrl: string, cloudUrl: string, email: string, password: string): Promise<void> {
+  const browser = createHttpBrowser()
+  const start = await browser.request(`${relayUrl}/api/unified-auth/cloud/login`)
+  const atPage = await browser.follow(new URL(start.headers.get('location') ?? ''))
+  await atPage.response.text()
+  const login = await submitForm(browser, new URL(`${atPage.url.pathname}/login`, cloudUrl), { email, password })
+  const back = await browser.follow(
+    new URL(login.headers.get('location') ?? '', cloudUrl),
+    (next) => next.origin === cloudUrl,
+  )
+  const callback = await browser.request(back.url)
+  if (callback.status !== 302) {
+    throw new Error(`the relay's sign-in callback answered ${callback.status}`)
+  }
+}
