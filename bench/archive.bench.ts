@@ -1,15 +1,24 @@
 import { execFile, spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { randomUUID } from 'node:crypto'
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { backupQuota, MB, type UploadGrant } from '@relay/contracts'
+import SQLite from 'better-sqlite3'
 import { defaultPacking } from '../apps/relay/src/backups/archive/create-archive.ts'
 import { compileArchiveChild } from './lib/archive-build.ts'
 import type { ArchiveChildCloud, ArchiveChildResult } from './lib/archive-child.ts'
 import type { Benchmark, Figure, Reference } from './lib/benchmark.ts'
-import { type BenchCloud, startCloud } from './lib/cloud.ts'
+import { type BenchCloud, benchPassword, startCloud } from './lib/cloud.ts'
 import { range, roundedParts } from './lib/compare.ts'
+import {
+  type RelayBackup,
+  type RelayProbe,
+  type RelayProcess,
+  signInRelay,
+  startRelayProcess,
+} from './lib/relay-process.ts'
 import { seedReadings } from './lib/seed-readings.ts'
 import { median } from './lib/throughput.ts'
 
@@ -30,7 +39,11 @@ type Round = {
   sha256?: string
   grant?: UploadGrant
   backupId?: string
+  /** The cloud backup the relay made this round, deleted after it through the relay. */
+  relayBackupId?: string
   child?: ArchiveChildResult
+  /** What the running relay's probe saw over the round: event-loop delay, peak RSS, CPU time. */
+  relay?: RelayProbe
   /** The largest maxRSS of the round's processes run under /usr/bin/time, in MB. */
   peakRssMb?: number
 }
@@ -55,6 +68,7 @@ type Sample = {
   steps: Record<string, number>
   archiveBytes: number
   child?: ArchiveChildResult
+  relay?: RelayProbe
   peakRssMb?: number
 }
 
@@ -80,6 +94,7 @@ export const benchmark: Benchmark = {
     }
     const work = mkdtempSync(path.join(os.tmpdir(), 'relay-bench-archive-'))
     let cloud: BenchCloud | undefined
+    let relay: RelayProcess | undefined
     try {
       const dataDir = path.join(work, 'data')
       console.error('  seeding a 200 MB database of sensor readings')
@@ -89,7 +104,10 @@ export const benchmark: Benchmark = {
       })
       mkdirSync(path.join(dataDir, 'keys'), { mode: 0o700 })
       writeFileSync(path.join(dataDir, 'keys', 'secrets.key'), Buffer.alloc(32, 1), { mode: 0o600 })
-      writeFileSync(path.join(dataDir, 'identity.json'), '{"backendId":"bench"}\n')
+      writeFileSync(
+        path.join(dataDir, 'identity.json'),
+        `${JSON.stringify({ backendId: randomUUID(), createdAt: new Date().toISOString() })}\n`,
+      )
       const databaseFile = path.join(dataDir, 'relay.db')
       const compiled = compileArchiveChild(path.join(work, 'compiled'))
       cloud = await startCloud(path.join(work, 'cloud'))
@@ -214,7 +232,52 @@ export const benchmark: Benchmark = {
           ),
         ],
       }
-      const contenders = [ours, natives[3], natives[6], restic]
+
+      // The relay as users run it: its own process on its compiled dist/, over the same data folder, signed
+      // in to the cloud as a browser would, backing up through its HTTP API.
+      const email = 'relay@example.com'
+      await started.newUser(email)
+      // A copy of its own: Debian's sqlite3 3.40 command-line tool, run by the native pipelines, deletes the
+      // write-ahead log of a database another process holds open, which breaks that process's connection.
+      const relayDataDir = path.join(work, 'relay-data')
+      cpSync(dataDir, relayDataDir, { recursive: true })
+      relay = await startRelayProcess(relayDataDir, started.base)
+      await signInRelay(relay.url, started.base, email, benchPassword)
+      console.error(`  relay idle: ${JSON.stringify(await relay.probe())}`)
+      const runningRelay = relay
+      const throughRelay = (name: string, passphrase?: string): Contender => ({
+        name,
+        async prepare() {
+          if (passphrase) {
+            await runningRelay.call('PUT', '/api/cloud-backups/encryption', { passphrase })
+          }
+          await runningRelay.probe()
+        },
+        steps: [
+          {
+            name: 'relay backup',
+            async run(round) {
+              const backup = await runningRelay.backup()
+              round.relay = await runningRelay.probe()
+              round.archiveBytes = backup.bytes
+              round.relayBackupId = backup.backupId
+              const staged = Object.values(backup.stageMs).reduce((sum, ms) => sum + ms, 0)
+              return { ...backup.stageMs, 'request and polling': Math.max(0, backup.wallMs - staged) }
+            },
+          },
+        ],
+        async finish(round) {
+          if (round.relayBackupId) {
+            await runningRelay.call('DELETE', `/api/cloud-backups/${round.relayBackupId}`)
+          }
+          if (passphrase) {
+            await runningRelay.call('DELETE', '/api/cloud-backups/encryption')
+          }
+        },
+      })
+      const relayPlain = throughRelay('relay')
+      const relayEncrypted = throughRelay('relay (encrypted)', 'bench passphrase for the archive')
+      const contenders = [relayPlain, relayEncrypted, ours, natives[3], natives[6], restic]
 
       const samples = new Map<Contender, Sample[]>(contenders.map((contender) => [contender, []]))
       for (let index = 0; index < rounds; index++) {
@@ -232,8 +295,13 @@ export const benchmark: Benchmark = {
           )
         }
       }
-      return figures(samples, { ours, natives, restic }, { rows, databaseBytes: statSync(databaseFile).size })
+      const repeated = await repeatedBackups(runningRelay, work, path.join(relayDataDir, 'relay.db'))
+      return [
+        ...figures(samples, { ours, natives, restic }, { rows, databaseBytes: statSync(databaseFile).size }),
+        ...relayFigures(samples, { relayPlain, relayEncrypted, ours, restic }, repeated),
+      ]
     } finally {
+      await relay?.close()
       await cloud?.close()
       rmSync(work, { recursive: true, force: true })
     }
@@ -254,7 +322,7 @@ async function measure(contender: Contender, work: string, databaseFile: string,
     const archiveBytes = round.archiveBytes ?? sizeOf(round.archiveFile ?? repositoryOf(round))
     const totalMs = Object.values(steps).reduce((sum, ms) => sum + ms, 0)
     await contender.finish?.(round)
-    return { totalMs, steps, archiveBytes, child: round.child, peakRssMb: round.peakRssMb }
+    return { totalMs, steps, archiveBytes, child: round.child, relay: round.relay, peakRssMb: round.peakRssMb }
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
@@ -424,6 +492,189 @@ function figures(
         `each round's longest delay (monitorEventLoopDelay in the child, 5 ms resolution) from the snapshot to ` +
         `the confirmed upload, median of ${rounds} (${range(delays)} ms); each step's longest, median: ` +
         stepDelayMedians,
+    },
+  ]
+}
+
+/** One round of the repeated backups: restic into the repository it already filled, and the relay. */
+type RepeatedSample = { resticMs: number; resticGrowth: number; relay: RelayBackup; probe: RelayProbe }
+
+/**
+ * Backups repeated after a 1 % change: each round appends 1 % more readings (a relay's history grows at
+ * its end), then restic backs up into the repository that already holds the database and the relay
+ * backs up through its API; restic stores only the changed chunks, the relay a whole archive.
+ */
+async function repeatedBackups(relay: RelayProcess, work: string, databaseFile: string): Promise<RepeatedSample[]> {
+  const round: Round = { dir: path.join(work, 'repeated'), databaseFile }
+  mkdirSync(round.dir)
+  const repository = repositoryOf(round)
+  const restic = (args: string[]) => run('restic', [...args, '--repo', repository], { env: resticEnv(round) })
+  await restic(['init'])
+  await restic(['backup', '--quiet', databaseFile])
+  const samples: RepeatedSample[] = []
+  for (let index = 0; index < rounds; index++) {
+    appendOnePercent(databaseFile, index)
+    const before = sizeOf(repository)
+    let resticMs = 0
+    const timeRestic = async () => {
+      const started = performance.now()
+      await restic(['backup', '--quiet', databaseFile])
+      resticMs = performance.now() - started
+    }
+    const timeRelay = async () => {
+      await relay.probe()
+      const backup = await relay.backup()
+      return { backup, probe: await relay.probe() }
+    }
+    // Alternating which goes first spreads the page cache's help over both.
+    let measured: Awaited<ReturnType<typeof timeRelay>>
+    if (index % 2 === 0) {
+      await timeRestic()
+      measured = await timeRelay()
+    } else {
+      measured = await timeRelay()
+      await timeRestic()
+    }
+    const resticGrowth = sizeOf(repository) - before
+    await relay.call('DELETE', `/api/cloud-backups/${measured.backup.backupId}`)
+    console.error(
+      `  repeated ${index + 1}/${rounds}: relay ${measured.backup.wallMs.toFixed(0)} ms (${(measured.backup.bytes / MB).toFixed(1)} MB), ` +
+        `restic ${resticMs.toFixed(0)} ms (+${(resticGrowth / MB).toFixed(1)} MB)`,
+    )
+    samples.push({ resticMs, resticGrowth, relay: measured.backup, probe: measured.probe })
+  }
+  return samples
+}
+
+/** Appends 1 % more readings through a connection of its own, then folds the log into the file restic reads. */
+function appendOnePercent(databaseFile: string, round: number): void {
+  const sqlite = new SQLite(databaseFile)
+  try {
+    sqlite.pragma('busy_timeout = 5000')
+    sqlite
+      .prepare(`insert into readings (sensor_id, ts, value, unit, quality)
+        select sensor_id, ts, value + 0.1, unit, quality from readings where id % 100 = ?`)
+      .run(round)
+    sqlite.pragma('wal_checkpoint(TRUNCATE)')
+  } finally {
+    sqlite.close()
+  }
+}
+
+function relayFigures(
+  samples: Map<Contender, Sample[]>,
+  { relayPlain, relayEncrypted, ours, restic }: Record<'relayPlain' | 'relayEncrypted' | 'ours' | 'restic', Contender>,
+  repeated: RepeatedSample[],
+): Figure[] {
+  const of = (contender: Contender) => samples.get(contender) ?? []
+  const seconds = (contender: Contender) => median(of(contender).map((sample) => sample.totalMs)) / 1000
+  const probes = of(relayPlain).flatMap((sample) => (sample.relay ? [sample.relay] : []))
+  const encryptedProbes = of(relayEncrypted).flatMap((sample) => (sample.relay ? [sample.relay] : []))
+  const peakRssMb = Math.max(...probes.map((probe) => probe.peakRssMb))
+  const stages = (contender: Contender) => {
+    const rounds = of(contender)
+    return Object.keys(rounds[0]?.steps ?? {})
+      .map((stage) => `${stage} ${(median(rounds.map((sample) => sample.steps[stage] ?? 0)) / 1000).toFixed(2)} s`)
+      .join(', ')
+  }
+  const setting =
+    `through the relay's API in its own process (compiled dist/, plain Node): POST /api/cloud-backups/create, ` +
+    `the operation polled every 20 ms to done; stages (medians) ${stages(relayPlain)}; ` +
+    `median of ${rounds} rounds (${range(of(relayPlain).map((sample) => sample.totalMs / 1000))} s), rotated with the other contenders`
+  const endToEnd = 'relay backup end-to-end through its HTTP API (200 MB database)'
+  const resticRepeated = median(repeated.map((sample) => sample.resticMs)) / 1000
+  const relayRepeated = median(repeated.map((sample) => sample.relay.wallMs)) / 1000
+  return [
+    {
+      figure: `${endToEnd}, vs restic backup`,
+      ours: seconds(relayPlain),
+      reference: seconds(restic),
+      comparedWith: { kind: 'peer', name: 'restic backup of the same file into a fresh local repository, no upload' },
+      unit: 's',
+      peakRssMb,
+      notes: setting,
+    },
+    ...zipLevels.map(
+      (level): Figure => ({
+        figure: `${endToEnd}, vs sqlite3 .backup + zip -${level} + curl -T`,
+        ours: seconds(relayPlain),
+        reference: seconds(
+          [...samples.keys()].find((contender) => contender.name === `sqlite3 + zip -${level} + curl`) as Contender,
+        ),
+        comparedWith: {
+          kind: 'peer',
+          name: `sqlite3 .backup + zip -${level} + sha256sum + curl request-upload + curl -T + curl complete-upload`,
+        },
+        unit: 's',
+        peakRssMb,
+        notes: setting,
+      }),
+    ),
+    {
+      figure: `${endToEnd}, vs the same backup in a bare child process`,
+      ours: seconds(relayPlain),
+      reference: seconds(ours),
+      comparedWith: {
+        kind: 'peer',
+        name: 'the archive module, request-upload, upload and complete-upload in a child process with no server',
+      },
+      unit: 's',
+      peakRssMb,
+      notes: `what the running relay adds to the bare work (its server, polling, stage records); ${setting}`,
+    },
+    {
+      figure: `${endToEnd}, encrypted vs not`,
+      ours: seconds(relayEncrypted),
+      reference: seconds(relayPlain),
+      comparedWith: { kind: 'peer', name: 'the same relay backup without a passphrase' },
+      unit: 's',
+      peakRssMb: Math.max(...encryptedProbes.map((probe) => probe.peakRssMb)),
+      notes:
+        `AES-256-GCM over the packed archive; stages (medians) ${stages(relayEncrypted)}; ` +
+        `archive ${(median(of(relayEncrypted).map((sample) => sample.archiveBytes)) / MB).toFixed(2)} MB encrypted, ` +
+        `${(median(of(relayPlain).map((sample) => sample.archiveBytes)) / MB).toFixed(2)} MB plain`,
+    },
+    {
+      figure: 'relay repeated backup after a 1 % change (200 MB database), vs restic repeated backup',
+      ours: relayRepeated,
+      reference: resticRepeated,
+      comparedWith: { kind: 'peer', name: 'restic backup into the repository that already holds the database' },
+      unit: 's',
+      peakRssMb: Math.max(...repeated.map((sample) => sample.probe.peakRssMb)),
+      notes:
+        `each round appends 1 % more readings, then both back up (order alternating); median of ${rounds}; ` +
+        `relay ${range(repeated.map((sample) => sample.relay.wallMs / 1000))} s, restic ${range(repeated.map((sample) => sample.resticMs / 1000))} s; ` +
+        'restic stores only new chunks, the relay a whole archive each time',
+    },
+    {
+      figure: 'relay repeated backup: bytes stored, vs restic repository growth',
+      ours: median(repeated.map((sample) => sample.relay.bytes)) / MB,
+      reference: median(repeated.map((sample) => sample.resticGrowth)) / MB,
+      comparedWith: { kind: 'peer', name: "restic's repository growth for the same repeated backup" },
+      unit: 'MB',
+      peakRssMb,
+      notes: `median of ${rounds}; what each backup adds to the account's quota against what restic adds to its repository`,
+    },
+    {
+      figure: 'relay peak RSS during a backup (200 MB database)',
+      ours: peakRssMb,
+      reference: null,
+      comparedWith: { kind: 'none', name: 'the budget of 150 MB' },
+      unit: 'MB',
+      peakRssMb,
+      notes:
+        `the relay process's RSS sampled every 20 ms by a preloaded probe, largest over ${rounds} rounds ` +
+        `(${range(probes.map((probe) => probe.peakRssMb))} MB); relay CPU time per backup ` +
+        `${range(probes.map((probe) => probe.cpuSeconds))} s (every thread)`,
+    },
+    {
+      figure: 'relay longest event-loop delay during a backup (200 MB database)',
+      ours: median(probes.map((probe) => probe.maxDelayMs)),
+      reference: null,
+      comparedWith: { kind: 'none', name: 'the budget of 50 ms' },
+      unit: 'ms',
+      peakRssMb,
+      notes: `monitorEventLoopDelay in the relay process (5 ms resolution), median of ${rounds} rounds (${range(probes.map((probe) => probe.maxDelayMs))} ms)`,
     },
   ]
 }

@@ -4,6 +4,8 @@ import { loadConfig } from '../../apps/cloud/src/config.ts'
 import { freePort } from '../../packages/testkit/src/http-browser.ts'
 
 const unlimited = { capacity: 1_000_000, refillEvery: 1000 }
+/** The password of every user `newUser` makes. */
+export const benchPassword = 'bench password'
 
 export type BenchCloud = {
   /** `http://127.0.0.1:<port>`: the API and the embedded object store under `/s3`. */
@@ -32,7 +34,7 @@ export async function startCloud(dataDir: string): Promise<BenchCloud> {
   return {
     base: `http://127.0.0.1:${port}`,
     async newUser(email) {
-      const user = await app.services.directory.create({ email, password: 'bench password' })
+      const user = await app.services.directory.create({ email, password: benchPassword })
       await app.services.licenses.setGifted(user.id, true)
       const { token } = await mintAccessToken(app.services.tokens, {
         subject: user.id,

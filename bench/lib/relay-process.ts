@@ -1,7 +1,9 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
-import { readFileSync, rmSync } from 'node:fs'
 import { once } from 'node:events'
+import { readFileSync, rmSync } from 'node:fs'
 import path from 'node:path'
+import { createInterface } from 'node:readline'
+import type { Readable } from 'node:stream'
 import { unifiedAuthRoutes } from '@relay/contracts'
 import { createHttpBrowser, freePort, submitForm } from '../../packages/testkit/src/http-browser.ts'
 
@@ -10,8 +12,21 @@ const repoRoot = path.resolve(import.meta.dirname, '../..')
 /** What the relay's probe saw since the previous reading. */
 export type RelayProbe = { maxDelayMs: number; peakRssMb: number; cpuSeconds: number }
 
+/** One backup through the relay's API: its wall time from the request to `done`, and what the relay logged. */
+export type RelayBackup = {
+  wallMs: number
+  /** Milliseconds in each stage, from the relay's `backup uploaded` log line. */
+  stageMs: Record<string, number>
+  backupId: string
+  bytes: number
+}
+
 export type RelayProcess = {
   url: string
+  /** POST /api/cloud-backups/create, then the operation polled every 20 ms until it is done. */
+  backup(): Promise<RelayBackup>
+  /** A JSON request to the relay's API that must succeed. */
+  call(method: string, urlPath: string, body?: unknown): Promise<unknown>
   probe(): Promise<RelayProbe>
   close(): Promise<void>
 }
@@ -24,17 +39,28 @@ export type RelayProcess = {
 export async function startRelayProcess(dataDir: string, cloudUrl: string): Promise<RelayProcess> {
   const fromSource = process.env.BENCH_RELAY_FROM_SOURCE === '1'
   if (!fromSource) {
-    execFileSync(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-b', 'apps/relay/tsconfig.build.json'], {
-      cwd: repoRoot,
-      stdio: 'inherit',
-    })
+    execFileSync(
+      process.execPath,
+      [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-b', 'apps/relay/tsconfig.build.json'],
+      {
+        cwd: repoRoot,
+        stdio: 'inherit',
+      },
+    )
   }
   const port = await freePort()
   const probeFile = path.join(dataDir, '..', `loop-probe-${port}.json`)
   const child: ChildProcess = spawn(
     process.execPath,
     fromSource
-      ? ['--import', path.join(import.meta.dirname, 'loop-probe.mjs'), '--conditions=source', '--import', 'tsx', 'apps/relay/src/main.ts']
+      ? [
+          '--import',
+          path.join(import.meta.dirname, 'loop-probe.mjs'),
+          '--conditions=source',
+          '--import',
+          'tsx',
+          'apps/relay/src/main.ts',
+        ]
       : ['--import', path.join(import.meta.dirname, 'loop-probe.mjs'), path.join(repoRoot, 'apps/relay/dist/main.js')],
     {
       cwd: repoRoot,
@@ -43,12 +69,28 @@ export async function startRelayProcess(dataDir: string, cloudUrl: string): Prom
         RELAY_DATA_DIR: dataDir,
         RELAY_PORT: String(port),
         CLOUD_URL: cloudUrl,
-        LOG_LEVEL: process.env.RELAY_LOG_LEVEL ?? 'warn',
+        // Info: the stage times of each backup are read from its `backup uploaded` line.
+        LOG_LEVEL: 'info',
         LOOP_PROBE_FILE: probeFile,
       },
-      stdio: ['ignore', 'inherit', 'inherit'],
+      stdio: ['ignore', 'pipe', 'inherit'],
     },
   )
+  const uploaded: { backupId: string; bytes: number; stageMs: Record<string, number> }[] = []
+  createInterface({ input: child.stdout as Readable }).on('line', (line) => {
+    let entry: { msg?: string; level?: number }
+    try {
+      entry = JSON.parse(line) as typeof entry
+    } catch {
+      console.error(`  relay: ${line}`)
+      return
+    }
+    if (entry.msg === 'backup uploaded') {
+      uploaded.push(entry as unknown as (typeof uploaded)[number])
+    } else if ((entry.level ?? 0) >= 40) {
+      console.error(`  relay: ${line}`)
+    }
+  })
   const url = `http://127.0.0.1:${port}`
   await untilAnswering(`${url}/api/health`, child)
   const setup = await fetch(`${url}${unifiedAuthRoutes.setMode.url}`, {
@@ -59,8 +101,49 @@ export async function startRelayProcess(dataDir: string, cloudUrl: string): Prom
   if (!setup.ok) {
     throw new Error(`relay setup answered ${setup.status}`)
   }
+  async function call(method: string, urlPath: string, body?: unknown): Promise<unknown> {
+    const response = await fetch(`${url}${urlPath}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+    const reply: unknown = await response.json()
+    if (!response.ok) {
+      throw new Error(`${method} ${urlPath} answered ${response.status}: ${JSON.stringify(reply)}`)
+    }
+    return reply
+  }
+
   return {
     url,
+    call,
+    async backup() {
+      const logged = uploaded.length
+      const started = performance.now()
+      const { operationId } = (await call('POST', '/api/cloud-backups/create')) as { operationId: string }
+      for (;;) {
+        const operation = (await call('GET', `/api/cloud-backups/operations/${operationId}`)) as {
+          stage: string
+          error: string | null
+        }
+        if (operation.stage === 'done') {
+          break
+        }
+        if (operation.stage === 'failed') {
+          throw new Error(`the relay's backup failed: ${operation.error}`)
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      const wallMs = performance.now() - started
+      for (let wait = 0; uploaded.length === logged && wait < 100; wait++) {
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      }
+      const line = uploaded[logged]
+      if (!line) {
+        throw new Error('the relay did not log its backup')
+      }
+      return { wallMs, stageMs: line.stageMs, backupId: line.backupId, bytes: line.bytes }
+    },
     async probe() {
       child.kill('SIGUSR2')
       for (let attempt = 0; attempt < 100; attempt++) {

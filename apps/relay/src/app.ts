@@ -20,8 +20,12 @@ import { createLocalUsers } from './auth/local-users.js'
 import { authRoutes } from './auth/routes.js'
 import { createAuthService } from './auth/service.js'
 import { removeStaleTempFiles } from './backups/archive/index.js'
+import { backupEncryptionRoutes } from './backups/encryption-routes.js'
+import { createBackupPassphrase } from './backups/passphrase.js'
+import { retentionRoutes } from './backups/retention/routes.js'
 import { backupRoutes } from './backups/routes.js'
 import { createBackupService } from './backups/service.js'
+import { verificationRoutes } from './backups/verification/routes.js'
 import { createCloudConnection } from './cloud-client/connection.js'
 import type { RelayConfig } from './config.js'
 import { dashboardStatsRoutes } from './dashboard/routes.js'
@@ -152,6 +156,7 @@ export async function createApp(config: RelayConfig, overrides: RelayOverrides =
   if (stale.length > 0) {
     app.log.info({ files: stale }, 'removed work files of an interrupted backup or restore')
   }
+  const backupPassphrase = createBackupPassphrase({ ...deps, secretKey, log: app.log.child({ feature: 'backups' }) })
   const backups = createBackupService({
     ...deps,
     log: app.log.child({ feature: 'backups' }),
@@ -163,6 +168,7 @@ export async function createApp(config: RelayConfig, overrides: RelayOverrides =
     schemaVersion: Object.keys(migrations).at(-1) ?? '',
     cloud,
     notifications,
+    passphrase: backupPassphrase,
     restore: {
       secretKey,
       knownSchemaVersions: Object.keys(migrations),
@@ -194,6 +200,9 @@ export async function createApp(config: RelayConfig, overrides: RelayOverrides =
   addAuthGuard(app, { mode: auth.mode, sessions, cloud, loopbackOnly })
   await app.register(authRoutes, { auth, cloud })
   await app.register(backupRoutes, { backups })
+  await app.register(backupEncryptionRoutes, { passphrase: backupPassphrase })
+  await app.register(retentionRoutes, { retention: backups.retention })
+  await app.register(verificationRoutes, { verification: backups.verification })
   await app.register(healthRoutes, { database, backendId: identity.backendId, version, startedAt: performance.now() })
   await app.register(notificationRoutes, { notifications })
   await app.register(featureFlagRoutes, { featureFlags })

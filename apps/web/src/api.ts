@@ -3,6 +3,7 @@ import {
   type AcknowledgeBody,
   type AuthMode,
   type BackupSettingsChange,
+  backupEncryptionEndpoints,
   type CallInput,
   type CloudLoginQuery,
   type CreateCollectorBody,
@@ -241,4 +242,7 @@ export const api = {
   backupDownloadUrl: (backupId: string) => urlOf(backups.download, { params: { backupId } }),
   restoreBackup: (backupId: string, body: RestoreBody) => call(backups.restore, { params: { backupId }, body }),
   deleteBackup: (backupId: string) => call(backups.remove, { params: { backupId } }),
+  backupEncryption: (signal?: AbortSignal) => call(backupEncryptionEndpoints.status, { signal }),
+  setBackupPassphrase: (passphrase: string) => call(backupEncryptionEndpoints.set, { body: { passphrase } }),
+  removeBackupPassphrase: () => call(backupEncryptionEndpoints.remove),
 }

@@ -39,6 +39,8 @@ export const backupLimits = {
   pendingGrace: 15 * MINUTE,
   stalePendingAfter: 24 * HOUR,
   listMax: 100,
+  /** The furthest a list page may start: beyond any account's records, which the quotas and the cleanup bound. */
+  listOffsetMax: 100_000,
   retentionDays: { min: 1, max: 365, default: 30 },
   /** Field lengths of the backup record. */
   idFieldMaxLength: 255,

@@ -118,6 +118,8 @@ export const BackupListQuery = Type.Object(
   {
     backendId: Type.Optional(BackendId),
     limit: Type.Integer({ minimum: 1, maximum: backupLimits.listMax, default: 50 }),
+    /** Skips this many of the newest: the next page starts where the last one ended. */
+    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: backupLimits.listOffsetMax })),
   },
   { additionalProperties: false },
 )

@@ -6,6 +6,12 @@
 
 export type * from './auth.js'
 export * from './auth.plain.js'
+export type * from './backup-encryption.js'
+export * from './backup-encryption.plain.js'
+export type * from './backup-retention.js'
+export * from './backup-retention.plain.js'
+export type * from './backup-verification.js'
+export * from './backup-verification.plain.js'
 export type * from './backups.js'
 export * from './backups.plain.js'
 export * from './client.js'

@@ -1,5 +1,11 @@
 import type { CloudAuthSchemas } from './auth.js'
 import { cloudAuthUrls } from './auth.plain.js'
+import type { BackupEncryptionSchemas } from './backup-encryption.js'
+import { backupEncryptionUrls } from './backup-encryption.plain.js'
+import type { BackupRetentionSchemas } from './backup-retention.js'
+import { backupRetentionUrls } from './backup-retention.plain.js'
+import type { BackupVerificationSchemas } from './backup-verification.js'
+import { backupVerificationUrls } from './backup-verification.plain.js'
 import type { CloudBackupSchemas } from './backups.js'
 import { cloudBackupUrls } from './backups.plain.js'
 import type { DashboardSchemas } from './dashboard.js'
@@ -29,6 +35,9 @@ import { unifiedAuthUrls } from './unified-auth.plain.js'
 
 export const cloudAuthEndpoints = typedBy<CloudAuthSchemas>()(cloudAuthUrls)
 export const cloudBackupEndpoints = typedBy<CloudBackupSchemas>()(cloudBackupUrls)
+export const backupEncryptionEndpoints = typedBy<BackupEncryptionSchemas>()(backupEncryptionUrls)
+export const backupRetentionEndpoints = typedBy<BackupRetentionSchemas>()(backupRetentionUrls)
+export const backupVerificationEndpoints = typedBy<BackupVerificationSchemas>()(backupVerificationUrls)
 export const dashboardEndpoints = typedBy<DashboardSchemas>()(dashboardUrls)
 export const healthEndpoints = typedBy<HealthSchemas>()(healthUrls)
 export const healthAlertEndpoints = typedBy<HealthAlertSchemas>()(healthAlertUrls)

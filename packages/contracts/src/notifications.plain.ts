@@ -52,6 +52,8 @@ export const notificationKinds = {
   junctionError: { type: 'error', category: 'system', expiresIn: 6 * HOUR },
   databaseBackupSuccess: { type: 'success', category: 'cloud', expiresIn: HOUR },
   databaseBackupFailure: { type: 'error', category: 'cloud', expiresIn: 12 * HOUR },
+  // A backup that could not be proven restorable; the message says what failed and what to do.
+  backupVerificationFailure: { type: 'error', category: 'cloud', expiresIn: 24 * HOUR },
   cloudSyncStarted: { type: 'info', category: 'cloud', expiresIn: 5 * MINUTE },
   authenticationFailure: { type: 'error', category: 'auth', expiresIn: null },
   sessionExpired: { type: 'warning', category: 'auth', expiresIn: null },

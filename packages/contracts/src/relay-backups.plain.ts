@@ -1,6 +1,6 @@
 import { endpoint } from './endpoint.js'
 
-/** What a backup or restore is doing now; `done` and `failed` are final. */
+/** What a backup, restore or verification is doing now; `done` and `failed` are final. */
 export const operationStages = [
   'queued',
   'snapshot',
@@ -15,7 +15,7 @@ export const operationStages = [
 ] as const
 export type OperationStage = (typeof operationStages)[number]
 
-export const operationKinds = ['backup', 'restore'] as const
+export const operationKinds = ['backup', 'restore', 'verify'] as const
 export type OperationKind = (typeof operationKinds)[number]
 
 export const backupTriggers = ['manual', 'scheduled'] as const

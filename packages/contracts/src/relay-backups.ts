@@ -1,5 +1,7 @@
 import { type Static, Type } from 'typebox'
-import { BackupList, BackupSettings, BackupSettingsChange, BackupStatusReply } from './backups.js'
+import { backupPassphraseLimits } from './backup-encryption.plain.js'
+import { verificationOutcomes } from './backup-verification.plain.js'
+import { BackupRecord, BackupSettings, BackupSettingsChange, BackupStatusReply } from './backups.js'
 import { backupLimits } from './backups.plain.js'
 import { routesOf } from './endpoint.js'
 import { ErrorBody } from './errors.js'
@@ -32,6 +34,24 @@ export type OperationStarted = Static<typeof OperationStarted>
 export const OperationList = Type.Object({ success: Type.Literal(true), operations: Type.Array(BackupOperation) })
 export type OperationList = Static<typeof OperationList>
 
+/** What the relay found when it last verified a backup; `verifiedAt` is its last success. */
+export const BackupVerificationMark = Type.Object({
+  outcome: Type.Enum(verificationOutcomes),
+  verifiedAt: Nullable(Timestamp),
+  checkedAt: Timestamp,
+  error: Nullable(Type.String()),
+})
+export type BackupVerificationMark = Static<typeof BackupVerificationMark>
+
+/** The cloud's list, each backup with what the relay found when it last verified it (null: never). */
+export const RelayBackupList = Type.Object({
+  success: Type.Literal(true),
+  backups: Type.Array(Type.Object({ ...BackupRecord.properties, verification: Nullable(BackupVerificationMark) })),
+  total: Type.Integer(),
+})
+export type RelayBackupList = Static<typeof RelayBackupList>
+export type RelayBackupRecord = RelayBackupList['backups'][number]
+
 export const RelayBackupListQuery = Type.Object(
   {
     limit: Type.Integer({ minimum: 1, maximum: backupLimits.listMax, default: 50 }),
@@ -48,6 +68,8 @@ export const RestoreBody = Type.Object(
     includeKeys: Type.Optional(Type.Boolean()),
     includeIdentity: Type.Optional(Type.Boolean()),
     includeFrameEngine: Type.Optional(Type.Boolean()),
+    /** For an encrypted backup: the passphrase it was made with; without it, the relay's own is used. */
+    passphrase: Type.Optional(Type.String({ minLength: 1, maxLength: backupPassphraseLimits.maxLength })),
   },
   { additionalProperties: false },
 )
@@ -64,6 +86,8 @@ const errors = {
   429: ErrorBody,
   503: ErrorBody,
 }
+/** The error replies of the relay's backup routes, for the routes beside them (verification). */
+export const relayBackupErrors = errors
 
 const relayBackupSchemas = {
   status: { response: { 200: BackupStatusReply, ...errors } },
@@ -71,7 +95,7 @@ const relayBackupSchemas = {
     body: BackupSettingsChange,
     response: { 200: Type.Object({ success: Type.Literal(true), settings: BackupSettings }), ...errors },
   },
-  list: { querystring: RelayBackupListQuery, response: { 200: BackupList, ...errors } },
+  list: { querystring: RelayBackupListQuery, response: { 200: RelayBackupList, ...errors } },
   create: { response: { 202: OperationStarted, ...errors } },
   operations: { response: { 200: OperationList, ...errors } },
   operation: { params: OperationIdParams, response: { 200: BackupOperation, ...errors } },

@@ -125,13 +125,18 @@ export function deleteBackup(db: Db, userId: string, id: string): Promise<Backup
   return db.deleteFrom('backups').where('id', '=', id).where('user_id', '=', userId).returningAll().executeTakeFirst()
 }
 
-export async function listBackups(db: Db, userId: string, { backendId, limit }: { backendId?: string; limit: number }) {
+/** A page of a user's backups, newest first; `id` breaks ties, so pages of an unchanged list never overlap. */
+export async function listBackups(
+  db: Db,
+  userId: string,
+  { backendId, limit, offset = 0 }: { backendId?: string; limit: number; offset?: number },
+) {
   let query = db.selectFrom('backups').where('user_id', '=', userId)
   if (backendId) {
     query = query.where('backend_id', '=', backendId)
   }
   const [rows, total] = await Promise.all([
-    query.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).execute(),
+    query.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),
     query.select((eb) => eb.fn.countAll<string>().as('count')).executeTakeFirstOrThrow(),
   ])
   return { rows, total: Number(total.count) }

@@ -79,6 +79,17 @@ async function addCollector(app: RelayApp, name: string) {
   return res.json()
 }
 
+/** A change to the relay's own settings: something a backup has to store. */
+async function changeSettings(app: RelayApp, failuresBeforeFailing: number) {
+  const res = await app.inject({
+    method: 'PUT',
+    url: '/api/sources/health-settings',
+    headers: json,
+    payload: JSON.stringify({ failuresBeforeFailing }),
+  })
+  expect(res.statusCode, res.body).toBe(200)
+}
+
 async function collectorNames(app: RelayApp): Promise<string[]> {
   return (await app.inject({ url: '/api/collectors' })).json().map((c: { name: string }) => c.name)
 }
@@ -187,11 +198,15 @@ describe('relay cloud backups against the real cloud and its object store', () =
     const [first] = await listBackups(relay.app)
     expect(first).toMatchObject({ status: 'completed' })
 
-    for (const [frequency, days] of [
-      ['daily', 1],
-      ['weekly', 7],
-      ['monthly', 30],
-    ] as const) {
+    for (const [index, [frequency, days]] of (
+      [
+        ['daily', 1],
+        ['weekly', 7],
+        ['monthly', 30],
+      ] as const
+    ).entries()) {
+      // Something to back up: a scheduled backup that would store the same content again is skipped.
+      await changeSettings(relay.app, index + 2)
       const settings = await saveSettings(relay.app, { frequency })
       const last = new Date(defined(settings.lastBackup)).getTime()
       clock.set(new Date(last + days * 24 * 60 * 60 * 1000 - 1))
@@ -200,8 +215,36 @@ describe('relay cloud backups against the real cloud and its object store', () =
       expect(await backups.runScheduledCycle(), `${frequency} on the boundary`).toBe('ran')
     }
     const all = await listBackups(relay.app)
-    expect(all.map((backup) => backup.status)).toEqual(['completed', 'completed', 'completed', 'completed'])
+    // All four ran; the default keep policy keeps the last three, as the cloud dated them all today.
+    expect(all.map((backup) => backup.status)).toEqual(['completed', 'completed', 'completed'])
     expect(relay.logs.filter((line) => line.includes('"trigger":"scheduled"'))).toHaveLength(4)
+  })
+
+  it('skips a scheduled backup that would store nothing new, until something changed', async () => {
+    const clock = createTestClock(new Date())
+    const relay = await signedInRelay(cloud, { clock })
+    const backups = relay.app.services.backups
+    await saveSettings(relay.app, { enabled: true, frequency: 'daily' })
+    expect(await backups.runScheduledCycle()).toBe('ran')
+    const [first] = await listBackups(relay.app)
+    const day = 24 * 60 * 60 * 1000
+    const settings = await saveSettings(relay.app, { frequency: 'daily' })
+    const last = new Date(defined(settings.lastBackup)).getTime()
+
+    // Only the relay's own notes changed since (its notifications, the sign-in): nothing new to store.
+    clock.set(new Date(last + day))
+    expect(await backups.runScheduledCycle()).toBe('skipped')
+    expect((await listBackups(relay.app)).map((backup) => backup.id)).toEqual([defined(first).id])
+    expect(relay.logs.filter((line) => line.includes('"reason":"unchanged"'))).toHaveLength(1)
+    expect(backups.operations.list().filter((operation) => operation.kind === 'backup')).toHaveLength(1)
+    // The check counts as the day's backup: the next one is due a day after it.
+    clock.set(new Date(last + day + 60_000))
+    expect(await backups.runScheduledCycle()).toBe('skipped')
+
+    await changeSettings(relay.app, 7)
+    clock.set(new Date(last + 2 * day))
+    expect(await backups.runScheduledCycle()).toBe('ran')
+    expect(await listBackups(relay.app)).toHaveLength(2)
   })
 
   it('fails a backup over quota with a notification and no temp file', async () => {
@@ -228,7 +271,9 @@ describe('relay cloud backups against the real cloud and its object store', () =
     const operation = await backUp(relay.app)
     expect(operation).toMatchObject({
       stage: 'failed',
-      error: 'Maximum of 500 backups reached; delete old backups first',
+      error:
+        "The account would hold more than the cloud's limit of 500 backups, even after deleting every older backup " +
+        'of this relay: other relays of the account hold 500. Delete backups of the other relays.',
     })
     expect(await notificationTitles(relay.app)).toEqual(['Backup failed'])
     expect(tempFiles(relay.dataDir)).toEqual([])

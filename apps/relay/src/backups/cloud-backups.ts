@@ -24,10 +24,13 @@ export function createCloudBackups(cloud: Pick<CloudConnectionService, 'request'
           actualCompressedSize,
         })
       ).backup,
-    list: (query: { backendId?: string; limit: number }) => {
+    list: (query: { backendId?: string; limit: number; offset?: number }) => {
       const search = new URLSearchParams({ limit: String(query.limit) })
       if (query.backendId) {
         search.set('backendId', query.backendId)
+      }
+      if (query.offset) {
+        search.set('offset', String(query.offset))
       }
       return cloud.request<BackupList>('GET', `/cloud-backups/list?${search}`)
     },

@@ -11,6 +11,7 @@ import { frameEngineFolder } from './archive/manifest.js'
 import type { CloudBackups } from './cloud-backups.js'
 import { fetchVerifiedBackup } from './fetch-backup.js'
 import type { Operations } from './operations.js'
+import type { BackupPassphrase } from './passphrase.js'
 import type { UnfinishedOperations } from './unfinished.js'
 
 const safetyCopiesKept = 3
@@ -21,6 +22,8 @@ export type RestoreDeps = {
   tempDir: string
   cloudBackups: CloudBackups
   unfinished: UnfinishedOperations
+  /** Opens an encrypted backup when the restore names no passphrase; a restore keeps it as it is. */
+  passphrase: BackupPassphrase
   log: FastifyBaseLogger
   /** The relay's secret key; restoring `keys/` changes it in place, so every holder sees the new one. */
   secretKey: Buffer
@@ -59,6 +62,7 @@ export async function restoreBackup(
       operation,
       backupId,
       work,
+      { passphrase: body.passphrase ?? (await deps.passphrase.get()) },
     )
 
     operations.stage(operation, 'restoring')
@@ -68,9 +72,9 @@ export async function restoreBackup(
       frameEngine: (body.includeFrameEngine ?? true) && existsSync(path.join(staged.root, frameEngineFolder)),
     }
     await keepSafetyCopy(deps)
-    // What belongs to this machine's present, not to the backup: who is signed in, and the interrupted
-    // backups whose cloud records are still to be released.
-    const present = [await deps.holdSignIns(), await deps.unfinished.hold()]
+    // What belongs to this machine's present, not to the backup: who is signed in, the interrupted
+    // backups whose cloud records are still to be released, and the backup passphrase.
+    const present = [await deps.holdSignIns(), await deps.unfinished.hold(), await deps.passphrase.hold()]
     await deps.beforeSwap()
     try {
       await database.replaceFile(staged.databaseFile)
@@ -104,10 +108,11 @@ export async function restoreBackup(
 async function keepSafetyCopy({ database, dataDir, now }: RestoreDeps): Promise<void> {
   const folder = path.join(dataDir, safetyCopiesFolder)
   mkdirSync(folder, { recursive: true, mode: 0o700 })
+  // To the millisecond: two restores within one second each keep their own copy.
   const stamp = now()
     .toISOString()
     .replace(/[-:]/g, '')
-    .replace(/\.\d+Z$/, 'Z')
+    .replace(/\.(\d+)Z$/, '$1Z')
   await snapshotDatabase({ sourceFile: database.file, targetFile: path.join(folder, `relay-${stamp}.db`) })
   const copies = safetyCopies(folder)
   for (const old of copies.slice(0, Math.max(0, copies.length - safetyCopiesKept))) {

@@ -1,11 +1,27 @@
 import { type BackupFrequency, backupDueAfter } from '@relay/contracts'
 
-/** Due when there was never a backup, or the last one is at least a day / week / 30 days old. */
-export function isBackupDue(lastBackup: string | null, frequency: BackupFrequency, now: Date): boolean {
-  return lastBackup === null || now.getTime() - new Date(lastBackup).getTime() >= backupDueAfter[frequency]
+/**
+ * Due when there was never a backup, or the last one (or the last check that found nothing changed
+ * since it) is at least a day / week / 30 days old.
+ */
+export function isBackupDue(
+  lastBackup: string | null,
+  frequency: BackupFrequency,
+  now: Date,
+  unchangedAt: string | null = null,
+): boolean {
+  const last = Math.max(lastBackup ? Date.parse(lastBackup) : 0, unchangedAt ? Date.parse(unchangedAt) : 0)
+  return last === 0 || now.getTime() - last >= backupDueAfter[frequency]
 }
 
-export type SkipReason = 'busy' | 'no-session' | 'cloud-unreachable' | 'no-license' | 'disabled' | 'not-due'
+export type SkipReason =
+  | 'busy'
+  | 'no-session'
+  | 'cloud-unreachable'
+  | 'no-license'
+  | 'disabled'
+  | 'not-due'
+  | 'unchanged'
 
 export const skipMessages = {
   busy: 'another backup or restore is running',
@@ -14,6 +30,7 @@ export const skipMessages = {
   'no-license': 'the cloud account has no valid Pro license',
   disabled: 'automatic backups are turned off',
   'not-due': 'no backup is due yet',
+  unchanged: 'nothing changed since the last backup, which is still stored',
 } as const satisfies Record<SkipReason, string>
 
 /** Logs why a cycle skipped only when the reason changes, so a relay that stays unlicensed logs it once. */

@@ -15,13 +15,18 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { CloudConnectionService } from '../cloud-client/connection.js'
 import type { RelayDatabase } from '../db/database.js'
 import type { NotificationService } from '../notifications/service.js'
-import { type BackupComponentFlags, createBackupArchive } from './archive/index.js'
+import { encryptBuiltArchive } from './archive/encryption.js'
+import { type BackupArchive, type BackupComponentFlags, packBackupArchive } from './archive/index.js'
 import { createCloudBackups } from './cloud-backups.js'
 import { createOperations } from './operations.js'
+import type { BackupPassphrase } from './passphrase.js'
 import { type RestoreDeps, restoreBackup } from './restore.js'
+import { createRetention } from './retention/index.js'
 import { createSkipLog, isBackupDue } from './scheduler.js'
 import { uploadFile } from './transfer.js'
+import { createLastContent, type LastContent, volatileTables } from './unchanged.js'
 import { createUnfinishedOperations, type UnfinishedOperation } from './unfinished.js'
+import { createBackupVerification } from './verification/service.js'
 
 export type BackupServiceDeps = {
   database: RelayDatabase
@@ -35,7 +40,9 @@ export type BackupServiceDeps = {
   notifications: NotificationService
   clock: Clock
   log: FastifyBaseLogger
-  restore: Omit<RestoreDeps, 'database' | 'dataDir' | 'tempDir' | 'cloudBackups' | 'unfinished' | 'log'>
+  /** Set: each backup is encrypted with it before it leaves the relay. */
+  passphrase: BackupPassphrase
+  restore: Omit<RestoreDeps, 'database' | 'dataDir' | 'tempDir' | 'cloudBackups' | 'unfinished' | 'passphrase' | 'log'>
 }
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err))
@@ -58,16 +65,18 @@ export function createBackupService(deps: BackupServiceDeps) {
   const { database, dataDir, tempDir, backendId, cloud, notifications, clock } = deps
   const log = deps.log
   const cloudBackups = createCloudBackups(cloud)
+  const retention = createRetention({ cloudBackups, db: database.db, clock, backendId, log })
   const operations = createOperations(clock)
   const unfinished = createUnfinishedOperations({ db: database.db, clock })
+  const lastContent = createLastContent(clock)
   const skipLog = createSkipLog(log)
-  let running: Promise<void> | undefined
+  let running: Promise<unknown> | undefined
   let releasing: Promise<void> | undefined
   /** Interrupted operations whose failed release was logged already: a cloud that stays away is logged once. */
   const releaseWarned = new Set<string>()
 
   /** Runs `work` as the one operation in progress; its promise settles when the work does. */
-  function exclusive(work: () => Promise<void>): Promise<void> {
+  function exclusive<T>(work: () => Promise<T>): Promise<T> {
     const done = work().finally(() => {
       running = undefined
     })
@@ -77,7 +86,7 @@ export function createBackupService(deps: BackupServiceDeps) {
 
   function refuseWhileBusy() {
     if (running) {
-      throw new AppError('CONFLICT', 'A backup or restore is already running; wait for it to finish')
+      throw new AppError('CONFLICT', 'A backup, restore or verification is already running; wait for it to finish')
     }
   }
 
@@ -87,18 +96,43 @@ export function createBackupService(deps: BackupServiceDeps) {
     }
   }
 
+  const verification = createBackupVerification({
+    db: database.db,
+    clock,
+    log,
+    notifications,
+    cloudBackups,
+    operations,
+    tempDir,
+    backendId,
+    knownSchemaVersions: deps.restore.knownSchemaVersions,
+    passphrase: deps.passphrase,
+    slot: { isBusy: () => running !== undefined, refuseWhileBusy, requireSession, exclusive },
+  })
+
   /** Moves the operation on, on disk too: a crash after this point is known to have been in `stage`. */
   async function moveTo(operation: BackupOperation, stage: OperationStage, bytesTotal?: number): Promise<void> {
     operations.stage(operation, stage, bytesTotal)
     await unfinished.update(operation)
   }
 
-  async function backup(operation: BackupOperation, components: BackupComponentFlags): Promise<void> {
+  /**
+   * Backs up with `components`. A scheduled backup given `unchangedSince` (what the newest stored backup
+   * holds) is dropped, and logged as skipped, when it would store the same content again.
+   */
+  async function backup(
+    operation: BackupOperation,
+    components: BackupComponentFlags,
+    unchangedSince?: LastContent,
+  ): Promise<'stored' | 'unchanged' | 'failed'> {
     let file: string | undefined
     try {
       operations.stage(operation, 'snapshot')
       await unfinished.begin(operation)
-      const archive = await createBackupArchive({
+      // Read before the snapshot: the whole backup follows the passphrase in force when it began.
+      const passphrase = await deps.passphrase.get()
+      const { setAt: passphraseSetAt } = await deps.passphrase.status()
+      const packed = await packBackupArchive({
         databaseFile: database.file,
         dataDir,
         tempDir,
@@ -114,9 +148,29 @@ export function createBackupService(deps: BackupServiceDeps) {
           }
           operations.progress(operation, bytesDone, bytesTotal)
         },
+        // Scheduled backups only: fingerprinting reads the database once more.
+        fingerprint: operation.trigger === 'scheduled' && {
+          volatileTables,
+          unchangedSince: unchangedSince?.passphraseSetAt === passphraseSetAt ? unchangedSince.fingerprint : undefined,
+        },
       })
+      if ('unchanged' in packed) {
+        lastContent.unchanged()
+        await unfinished.end(operation.id)
+        operations.drop(operation)
+        skipLog.skipped('unchanged', { backupId: unchangedSince?.backupId })
+        return 'unchanged'
+      }
+      // The snapshot's integrity check is still running: it overlaps the upload, and gates the confirmation.
+      const { checked, fingerprint } = packed
+      let archive: BackupArchive = packed
       file = archive.file
+      if (passphrase !== undefined) {
+        archive = await encryptBuiltArchive(archive, passphrase)
+        file = archive.file
+      }
       operation.filename = archive.filename
+      await retention.makeRoom(archive.size)
       const grant = await cloudBackups.requestUpload({
         filename: archive.filename,
         backendId,
@@ -127,17 +181,40 @@ export function createBackupService(deps: BackupServiceDeps) {
       operation.backupId = grant.backupId
       // Saved before a byte is sent: from here on, a crash leaves a cloud record to release.
       await moveTo(operation, 'uploading', archive.size)
-      await uploadFile(grant.uploadUrl, grant.uploadHeaders, archive.file, archive.size, (done) =>
-        operations.progress(operation, done),
-      )
+      const checkFailed = new AbortController()
+      checked.catch((err: unknown) => checkFailed.abort(err))
+      await Promise.all([
+        uploadFile(
+          grant.uploadUrl,
+          grant.uploadHeaders,
+          archive.file,
+          archive.size,
+          (done) => operations.progress(operation, done),
+          checkFailed.signal,
+        ),
+        checked,
+      ])
       await moveTo(operation, 'confirming')
       await cloudBackups.completeUpload(grant.backupId, archive.size)
       await unfinished.end(operation.id)
+      if (fingerprint) {
+        lastContent.uploaded({ fingerprint, passphraseSetAt, backupId: grant.backupId })
+      }
+      await retention.applyPolicy()
       operations.finish(operation)
-      log.info({ backupId: grant.backupId, bytes: archive.size, trigger: operation.trigger }, 'backup uploaded')
+      log.info(
+        {
+          backupId: grant.backupId,
+          bytes: archive.size,
+          trigger: operation.trigger,
+          stageMs: operations.stageTimes(operation),
+        },
+        'backup uploaded',
+      )
       await notifications.notify('databaseBackupSuccess', {
         message: `Backup ${archive.filename} (${formatBytes(archive.size)}) is stored in the cloud`,
       })
+      return 'stored'
     } catch (err) {
       const message = messageOf(err)
       // Ended as well: the failure is reported below, not again at the next start.
@@ -145,6 +222,7 @@ export function createBackupService(deps: BackupServiceDeps) {
       operations.finish(operation, message)
       log.error({ err, stage: operation.stage, backupId: operation.backupId }, 'backup failed')
       await notifications.notify('databaseBackupFailure', { message: `The backup failed: ${message}` })
+      return 'failed'
     } finally {
       if (file) {
         rmSync(file, { force: true })
@@ -204,8 +282,61 @@ export function createBackupService(deps: BackupServiceDeps) {
     return releasing
   }
 
+  /**
+   * The scheduler's backup: back up when signed in, licensed, enabled and due. Every reason to
+   * skip is logged when it first occurs, not every 15 minutes.
+   */
+  async function scheduledBackup(): Promise<'ran' | 'skipped'> {
+    await releaseInterrupted()
+    if (running) {
+      skipLog.skipped('busy')
+      return 'skipped'
+    }
+    let status: Awaited<ReturnType<typeof cloudBackups.status>>
+    try {
+      if (!(await cloud.tokens.getAccessToken())) {
+        skipLog.skipped('no-session')
+        return 'skipped'
+      }
+      status = await cloudBackups.status()
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'CLOUD_NOT_AUTHENTICATED') {
+        skipLog.skipped('no-session')
+      } else {
+        skipLog.skipped('cloud-unreachable', { error: messageOf(err) })
+      }
+      return 'skipped'
+    }
+    if (!status.hasValidLicense) {
+      skipLog.skipped('no-license')
+      return 'skipped'
+    }
+    if (!status.settings.enabled) {
+      skipLog.skipped('disabled')
+      return 'skipped'
+    }
+    // What the newest stored backup holds, when this relay made it: the same content is not stored twice.
+    const last = lastContent.get()
+    const unchangedSince = last?.backupId === status.lastBackup?.id ? last : undefined
+    const unchangedAt = unchangedSince?.unchangedAt ?? null
+    if (!isBackupDue(status.settings.lastBackup, status.settings.frequency, clock.now(), unchangedAt)) {
+      skipLog.skipped('not-due', { lastBackup: status.settings.lastBackup, frequency: status.settings.frequency })
+      return 'skipped'
+    }
+    if (running) {
+      skipLog.skipped('busy')
+      return 'skipped'
+    }
+    skipLog.ran()
+    const operation = operations.start('backup', 'scheduled')
+    const outcome = await exclusive(() => backup(operation, status.settings, unchangedSince))
+    return outcome === 'unchanged' ? 'skipped' : 'ran'
+  }
+
   return {
     operations,
+    retention,
+    verification,
 
     /**
      * At start, before any backup runs: each backup the relay was stopped in is recorded as failed and
@@ -255,50 +386,13 @@ export function createBackupService(deps: BackupServiceDeps) {
     },
 
     /**
-     * One cycle of the scheduler: back up when signed in, licensed, enabled and due. Every reason to
-     * skip is logged when it first occurs, not every 15 minutes.
+     * One cycle of the scheduler: the backup when one is due, then the verification when one is due.
+     * Every reason to skip either is logged when it first occurs, not every 15 minutes.
      */
     async runScheduledCycle(): Promise<'ran' | 'skipped'> {
-      await releaseInterrupted()
-      if (running) {
-        skipLog.skipped('busy')
-        return 'skipped'
-      }
-      let status: Awaited<ReturnType<typeof cloudBackups.status>>
-      try {
-        if (!(await cloud.tokens.getAccessToken())) {
-          skipLog.skipped('no-session')
-          return 'skipped'
-        }
-        status = await cloudBackups.status()
-      } catch (err) {
-        if (err instanceof AppError && err.code === 'CLOUD_NOT_AUTHENTICATED') {
-          skipLog.skipped('no-session')
-        } else {
-          skipLog.skipped('cloud-unreachable', { error: messageOf(err) })
-        }
-        return 'skipped'
-      }
-      if (!status.hasValidLicense) {
-        skipLog.skipped('no-license')
-        return 'skipped'
-      }
-      if (!status.settings.enabled) {
-        skipLog.skipped('disabled')
-        return 'skipped'
-      }
-      if (!isBackupDue(status.settings.lastBackup, status.settings.frequency, clock.now())) {
-        skipLog.skipped('not-due', { lastBackup: status.settings.lastBackup, frequency: status.settings.frequency })
-        return 'skipped'
-      }
-      if (running) {
-        skipLog.skipped('busy')
-        return 'skipped'
-      }
-      skipLog.ran()
-      const operation = operations.start('backup', 'scheduled')
-      await exclusive(() => backup(operation, status.settings))
-      return 'ran'
+      const outcome = await scheduledBackup()
+      await verification.runScheduled()
+      return outcome
     },
 
     async startRestore(backupId: string, body: RestoreBody = {}): Promise<BackupOperation> {
@@ -309,7 +403,7 @@ export function createBackupService(deps: BackupServiceDeps) {
       void exclusive(async () => {
         try {
           await restoreBackup(
-            { ...deps.restore, database, dataDir, tempDir, cloudBackups, unfinished, log },
+            { ...deps.restore, database, dataDir, tempDir, cloudBackups, unfinished, passphrase: deps.passphrase, log },
             operation,
             operations,
             body,
@@ -346,10 +440,15 @@ export function createBackupService(deps: BackupServiceDeps) {
 
     status: () => cloudBackups.status(),
     saveSettings: (change: BackupSettingsChange) => cloudBackups.saveSettings(change),
-    list: (query: { limit: number; allRelays: boolean }) =>
-      cloudBackups.list({ limit: query.limit, backendId: query.allRelays ? undefined : backendId }),
+    list: async (query: { limit: number; allRelays: boolean }) =>
+      verification.annotate(
+        await cloudBackups.list({ limit: query.limit, backendId: query.allRelays ? undefined : backendId }),
+      ),
     requestDownload: (backupId: string) => cloudBackups.requestDownload(backupId),
-    remove: (backupId: string) => cloudBackups.remove(backupId),
+    async remove(backupId: string): Promise<void> {
+      await cloudBackups.remove(backupId)
+      await verification.forget(backupId)
+    },
   }
 }
 

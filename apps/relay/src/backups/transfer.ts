@@ -73,7 +73,8 @@ export function uploadFile(
         reject,
       )
     })
-    pipeline(createReadStream(file), counter(onProgress), req).catch(reject)
+    // 1 MiB reads: a sixteenth of the default's system calls and writes to the socket.
+    pipeline(createReadStream(file, { highWaterMark: 1024 * 1024 }), counter(onProgress), req).catch(reject)
   })
 }
 

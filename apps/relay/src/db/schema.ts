@@ -9,6 +9,7 @@ import type {
   OperationKind,
   OperationStage,
   StreamType,
+  VerificationOutcome,
 } from '@relay/contracts'
 import type { ColumnType, Generated } from 'kysely'
 
@@ -202,6 +203,16 @@ export interface HealthSilencesTable {
   until: string
 }
 
+/** The last verification of one cloud backup. */
+export interface BackupVerificationsTable {
+  backup_id: string
+  /** The last time it was proven whole; null while it never was. */
+  verified_at: string | null
+  outcome: VerificationOutcome
+  error: string | null
+  checked_at: string
+}
+
 export interface RelayDB {
   app_settings: AppSettingsTable
   notifications: NotificationsTable
@@ -221,4 +232,5 @@ export interface RelayDB {
   health_transitions: HealthTransitionsTable
   health_acknowledgements: HealthAcknowledgementsTable
   health_silences: HealthSilencesTable
+  backup_verifications: BackupVerificationsTable
 }

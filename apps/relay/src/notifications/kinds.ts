@@ -18,6 +18,7 @@ export const kindTitles = {
   junctionError: 'Junction error',
   databaseBackupSuccess: 'Backup complete',
   databaseBackupFailure: 'Backup failed',
+  backupVerificationFailure: 'Backup verification failed',
   cloudSyncStarted: 'Cloud sync started',
   authenticationFailure: 'Sign-in failed',
   sessionExpired: 'Session expired',

@@ -69,6 +69,7 @@ describe('pre-built kinds', () => {
       junctionError: 6 * 60 * MINUTE,
       databaseBackupSuccess: 60 * MINUTE,
       databaseBackupFailure: 12 * 60 * MINUTE,
+      backupVerificationFailure: 24 * 60 * MINUTE,
       cloudSyncStarted: 5 * MINUTE,
       authenticationFailure: null,
       sessionExpired: null,

@@ -5,7 +5,7 @@ import { formatBytes } from './format-bytes'
 import { isFinished, kindStages, stageLabels } from './labels'
 import type { BackupActivity } from './use-backup-activity'
 
-/** The running backup or restore with its progress, or how the last one ended; also a refused start. */
+/** The running backup, restore or verification with its progress, or how the last one ended; also a refused start. */
 export function ActivityPanel({ activity }: { activity: BackupActivity }) {
   const { operation, progressError, backUp } = activity
   if (backUp.isError) {
@@ -37,8 +37,19 @@ export function ActivityPanel({ activity }: { activity: BackupActivity }) {
 }
 
 const titles = {
-  backup: { running: 'Backing up', done: 'Backup complete', failed: 'Backup failed' },
-  restore: { running: 'Restoring a backup', done: 'Backup restored', failed: 'Restore failed' },
+  backup: { running: 'Backing up', done: 'Backup complete', failed: 'Backup failed', progress: 'Backup progress' },
+  restore: {
+    running: 'Restoring a backup',
+    done: 'Backup restored',
+    failed: 'Restore failed',
+    progress: 'Restore progress',
+  },
+  verify: {
+    running: 'Verifying a backup',
+    done: 'Backup verified',
+    failed: 'Verification failed',
+    progress: 'Verification progress',
+  },
 } as const
 
 function OperationProgress(props: { operation: BackupOperation; isStartedHere: boolean; onDismiss: () => void }) {
@@ -80,6 +91,8 @@ function OperationProgress(props: { operation: BackupOperation; isStartedHere: b
           <p role="status" className={styles.activityText} data-testid="activity-message">
             {operation.kind === 'backup' ? (
               'The backup is stored in Relay Cloud.'
+            ) : operation.kind === 'verify' ? (
+              'It can be restored: its checksums, every file in it and its database all check out.'
             ) : (
               <>
                 The relay now runs on the restored database. The database it replaced is kept as a safety copy in the
@@ -124,7 +137,7 @@ function ProgressBar({ operation }: { operation: BackupOperation }) {
       </p>
       <div
         role="progressbar"
-        aria-label={operation.kind === 'backup' ? 'Backup progress' : 'Restore progress'}
+        aria-label={titles[operation.kind].progress}
         aria-valuemin={0}
         aria-valuemax={100}
         aria-valuenow={percent}

@@ -8,11 +8,14 @@ import common from '../ui/common.module.css'
 import { ActivityPanel } from './ActivityPanel'
 import styles from './BackupsPage.module.css'
 import { BackupsSection } from './BackupsSection'
+import { EncryptionPanel } from './EncryptionPanel'
 import { formatBytes } from './format-bytes'
+import { KeepPolicyPanel } from './KeepPolicyPanel'
 import { OverviewPanel } from './OverviewPanel'
 import { useBackupStatus } from './queries'
 import { SettingsPanel } from './SettingsPanel'
 import { useBackupActivity } from './use-backup-activity'
+import { VerificationPanel } from './VerificationPanel'
 
 const backupsPath = '/backups'
 
@@ -100,6 +103,9 @@ function LicensedPage({ status, problem }: { status: BackupStatusReply; problem:
         <OverviewPanel status={status} />
         <SettingsPanel settings={status.settings} />
       </div>
+      <KeepPolicyPanel frequency={status.settings.frequency} />
+      <EncryptionPanel />
+      <VerificationPanel />
       <BackupsSection activity={activity} />
     </>
   )

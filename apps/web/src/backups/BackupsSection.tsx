@@ -1,4 +1,4 @@
-import type { BackupRecord } from '@relay/contracts'
+import { type BackupRecord, isEncryptedBackupName, type RelayBackupRecord } from '@relay/contracts'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { toast } from 'sonner'
@@ -10,11 +10,13 @@ import { Panel } from '../ui/Panel'
 import { RelativeTime } from '../ui/RelativeTime'
 import { TableHead } from '../ui/TableHead'
 import styles from './BackupsPage.module.css'
+import { EncryptedBadge } from './EncryptedBadge'
 import { formatBytes } from './format-bytes'
 import { backupStatusBadges } from './labels'
 import { backupKeys, useBackupList } from './queries'
 import { RestoreDialog } from './RestoreDialog'
 import type { BackupActivity } from './use-backup-activity'
+import { VerificationNote } from './VerificationNote'
 
 /** This relay's backups in Relay Cloud, newest first, with download, restore and delete. */
 export function BackupsSection({ activity }: { activity: BackupActivity }) {
@@ -72,6 +74,11 @@ export function BackupsSection({ activity }: { activity: BackupActivity }) {
                     activity.restore.reset()
                     setRestoring(backup)
                   }}
+                  onVerify={() =>
+                    activity.verify.mutate(backup.id, {
+                      onError: (error) => toast.error('The verification did not start', { description: error.message }),
+                    })
+                  }
                 />
               ))}
             </tbody>
@@ -83,7 +90,7 @@ export function BackupsSection({ activity }: { activity: BackupActivity }) {
   )
 }
 
-function BackupRow(props: { backup: BackupRecord; isBusy: boolean; onRestore: () => void }) {
+function BackupRow(props: { backup: RelayBackupRecord; isBusy: boolean; onRestore: () => void; onVerify: () => void }) {
   const { backup } = props
   const queryClient = useQueryClient()
   const [isAsking, setAsking] = useState(false)
@@ -109,6 +116,7 @@ function BackupRow(props: { backup: BackupRecord; isBusy: boolean; onRestore: ()
         <span className={common.sub}>
           <RelativeTime value={backup.createdAt} />
         </span>
+        {isCompleted && <VerificationNote verification={backup.verification} />}
       </td>
       <td className={`${styles.sizeCell} ${common.phoneLabel}`} data-label="Size" data-testid="backup-size">
         <span className={common.strong}>{formatBytes(backup.compressedSize)}</span>
@@ -118,6 +126,7 @@ function BackupRow(props: { backup: BackupRecord; isBusy: boolean; onRestore: ()
         <Badge tone={badge.tone} testId="backup-status">
           {badge.label}
         </Badge>
+        {isEncryptedBackupName(backup.filename) && <EncryptedBadge />}
       </td>
       <td className={`${styles.expiresCell} ${common.phoneLabel}`} data-label="Expires" data-testid="backup-expires">
         {backup.expiresAt ? <RelativeTime value={backup.expiresAt} /> : 'Never'}
@@ -156,6 +165,17 @@ function BackupRow(props: { backup: BackupRecord; isBusy: boolean; onRestore: ()
                 aria-haspopup="dialog"
               >
                 Restore
+              </button>
+            )}
+            {isCompleted && (
+              <button
+                type="button"
+                className={common.smallButton}
+                disabled={props.isBusy}
+                onClick={props.onVerify}
+                aria-label={`Verify now ${backup.filename}`}
+              >
+                Verify now
               </button>
             )}
           </ConfirmButton>

@@ -1,13 +1,16 @@
-import type { BackupRecord, RestoreBody } from '@relay/contracts'
+import { type BackupRecord, isEncryptedBackupName, type RestoreBody } from '@relay/contracts'
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react'
 import common from '../ui/common.module.css'
+import { InputField } from '../ui/Field'
 import form from '../ui/form.module.css'
 import { RelativeTime } from '../ui/RelativeTime'
 import styles from './BackupsPage.module.css'
+import { EncryptedBadge } from './EncryptedBadge'
 import { formatBytes } from './format-bytes'
 import { type Component, componentLabels, components } from './labels'
 import { CheckField } from './SettingsFields'
 import type { BackupActivity } from './use-backup-activity'
+import { useBackupEncryption } from './use-backup-encryption'
 
 const componentNotes = {
   includeKeys: "Replaces this relay's encryption key with the one in the backup.",
@@ -67,16 +70,26 @@ function RestoreForm(props: {
 }) {
   const { backup, activity } = props
   const { restore } = activity
-  const [choice, setChoice] = useState<Required<RestoreBody>>({
+  const [choice, setChoice] = useState<Required<Omit<RestoreBody, 'passphrase'>>>({
     includeKeys: true,
     includeIdentity: true,
     includeFrameEngine: true,
   })
+  const isEncrypted = isEncryptedBackupName(backup.filename)
+  // Unknown (still loading, or unreadable) counts as none: the field is then required, never skipped.
+  const relayHasPassphrase = useBackupEncryption().data?.enabled === true
+  const [passphrase, setPassphrase] = useState('')
+  const [passphraseError, setPassphraseError] = useState<string | undefined>()
   const created = new Date(backup.createdAt)
 
   const submit = (event: FormEvent) => {
     event.preventDefault()
-    restore.mutate({ backupId: backup.id, body: choice }, { onSuccess: props.onClose })
+    if (isEncrypted && passphrase === '' && !relayHasPassphrase) {
+      setPassphraseError('Enter the passphrase this backup was made with')
+      return
+    }
+    const body: RestoreBody = passphrase === '' ? choice : { ...choice, passphrase }
+    restore.mutate({ backupId: backup.id, body }, { onSuccess: props.onClose })
   }
 
   return (
@@ -88,6 +101,7 @@ function RestoreForm(props: {
           <span className={common.sub}>
             Made {created.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })} (
             <RelativeTime value={backup.createdAt} />) · {formatBytes(backup.compressedSize)}
+            {isEncrypted && <EncryptedBadge />}
           </span>
         </p>
       </header>
@@ -120,6 +134,27 @@ function RestoreForm(props: {
             </CheckField>
           ))}
         </fieldset>
+        {isEncrypted && (
+          <InputField
+            label="Backup passphrase"
+            type="password"
+            autoComplete="current-password"
+            autoCapitalize="none"
+            spellCheck={false}
+            hint={
+              relayHasPassphrase
+                ? "This backup is encrypted. Leave empty to use this relay's passphrase, or enter the one the backup was made with."
+                : 'This backup is encrypted, and this relay has no passphrase set: enter the one the backup was made with.'
+            }
+            value={passphrase}
+            error={passphraseError}
+            errorTestId="restore-passphrase-error"
+            onChange={(value) => {
+              setPassphrase(value)
+              setPassphraseError(undefined)
+            }}
+          />
+        )}
         {restore.isError && (
           <div role="alert" className={common.alert} data-testid="restore-error">
             <strong>The restore did not start</strong>

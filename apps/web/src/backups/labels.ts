@@ -38,6 +38,7 @@ export const stageLabels = {
 export const kindStages = {
   backup: ['queued', 'snapshot', 'packing', 'uploading', 'confirming'],
   restore: ['queued', 'downloading', 'verifying', 'restoring'],
+  verify: ['queued', 'downloading', 'verifying'],
 } as const satisfies Record<OperationKind, readonly OperationStage[]>
 
 export function isFinished(operation: Pick<BackupOperation, 'stage'>): boolean {

@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from 'react'
 import { ApiError, api } from '../api'
 import { isFinished } from './labels'
 import { backupKeys, useBackupOperation, useBackupOperations } from './queries'
+import { startVerification } from './verification-queries'
 
 /**
  * The backup or restore this page shows: one it started, or one already running when it opened (a
@@ -64,6 +65,11 @@ export function useBackupActivity() {
     onSuccess: ({ operationId }) => follow(operationId),
     onError: onRefused,
   })
+  const verify = useMutation({
+    mutationFn: (backupId: string) => startVerification(backupId),
+    onSuccess: ({ operationId }) => follow(operationId),
+    onError: onRefused,
+  })
 
   return {
     operation: trackedId === null ? undefined : operation,
@@ -71,9 +77,10 @@ export function useBackupActivity() {
     progressError: trackedId === null ? null : tracked.error,
     /** Started from this page, rather than found running: the page takes the user to its progress. */
     isStartedHere: operation !== undefined && operation.id === startedHereId,
-    isBusy: isRunning || backUp.isPending || restore.isPending,
+    isBusy: isRunning || backUp.isPending || restore.isPending || verify.isPending,
     backUp,
     restore,
+    verify,
     dismiss() {
       if (trackedId) {
         dismissed.current.add(trackedId)

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { type FileHandle, lstat, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -12,7 +13,7 @@ import {
   manifestEntry,
   manifestFormatVersion,
 } from './manifest.js'
-import { takeSnapshot } from './snapshot.js'
+import { type PackableSnapshot, takeSnapshot } from './snapshot.js'
 import { backupFilename, tempStem } from './temp-files.js'
 import { readFreePages, withoutUnusedBytes } from './unused-bytes.js'
 import { bufferSource, createZipWriter, openFileSource } from './zip-writer.js'
@@ -58,7 +59,15 @@ export type CreateBackupArchiveOptions = {
   onProgress?: (progress: BackupProgress) => void
   signal?: AbortSignal
   packing?: Partial<PackingOptions>
+  /**
+   * Fingerprint what the backup would hold (see `contentFingerprint`) and, when it equals `unchangedSince`,
+   * pack nothing. Only a database read in place is fingerprinted.
+   */
+  fingerprint?: false | { volatileTables: readonly string[]; unchangedSince?: string }
 }
+
+/** What `packBackupArchive` returns when the content matched `fingerprint.unchangedSince`. */
+export type UnchangedContent = { unchanged: true; fingerprint: string }
 
 export type BackupArchive = {
   /** The finished archive in `tempDir`; the caller removes it once it is uploaded. */
@@ -72,6 +81,8 @@ export type BackupArchive = {
   /** Bytes of every entry, unpacked. */
   uncompressedSize: number
   manifest: BackupManifest
+  /** The content's fingerprint, when one was asked for and the database was read in place. */
+  fingerprint?: string
 }
 
 type SourceFile = { name: string; file: string; size: number; mtime: Date; mode: number }
@@ -89,8 +100,10 @@ export type PackedArchive = BackupArchive & {
  * Builds a backup archive and returns it once the snapshot passed its integrity check; the archive is
  * removed when the check fails. See `packBackupArchive`.
  */
-export async function createBackupArchive(options: CreateBackupArchiveOptions): Promise<BackupArchive> {
-  const { checked, ...archive } = await packBackupArchive(options)
+export async function createBackupArchive(
+  options: Omit<CreateBackupArchiveOptions, 'fingerprint'>,
+): Promise<BackupArchive> {
+  const { checked, ...archive } = (await packBackupArchive(options)) as PackedArchive
   try {
     await checked
   } catch (err) {
@@ -108,7 +121,9 @@ export async function createBackupArchive(options: CreateBackupArchiveOptions): 
  * still being packed stops the packing at once. Memory stays bounded by a few chunks whatever the
  * database size. On failure or abort every temp file is removed and the error thrown.
  */
-export async function packBackupArchive(options: CreateBackupArchiveOptions): Promise<PackedArchive> {
+export async function packBackupArchive(
+  options: CreateBackupArchiveOptions,
+): Promise<PackedArchive | UnchangedContent> {
   const { databaseFile, dataDir, tempDir, createdAt, components, onProgress, signal } = options
   const packing = { ...defaultPacking, ...options.packing }
   signal?.throwIfAborted()
@@ -127,6 +142,7 @@ export async function packBackupArchive(options: CreateBackupArchiveOptions): Pr
     targetFile: snapshotFile,
     durable: false,
     signal,
+    volatileTables: options.fingerprint ? options.fingerprint.volatileTables : undefined,
   })
   // A failed integrity check stops the packing at once rather than after the whole database.
   const checkFailed = new AbortController()
@@ -140,6 +156,12 @@ export async function packBackupArchive(options: CreateBackupArchiveOptions): Pr
       { name: databaseEntry, file: snapshot.file, size: snapshot.size, mtime: createdAt, mode: 0o600 },
       ...(await listComponents(dataDir, components)),
     ]
+    const fingerprint =
+      options.fingerprint && snapshot.volatilePages ? await contentFingerprint(snapshot, sources) : undefined
+    if (options.fingerprint && fingerprint !== undefined && fingerprint === options.fingerprint.unchangedSince) {
+      await snapshot.discard()
+      return { unchanged: true, fingerprint }
+    }
     const bytesTotal = sources.reduce((sum, source) => sum + source.size, 0)
     let bytesDone = 0
     report('packing', 0, bytesTotal)
@@ -200,6 +222,7 @@ export async function packBackupArchive(options: CreateBackupArchiveOptions): Pr
       sha256,
       uncompressedSize: entries.reduce((sum, entry) => sum + entry.size, manifestBytes.length),
       manifest,
+      fingerprint,
       checked: finished ?? snapshot.finish(),
     }
   } catch (err) {
@@ -209,6 +232,47 @@ export async function packBackupArchive(options: CreateBackupArchiveOptions): Pr
     await snapshot.discard()
     throw err
   }
+}
+
+/**
+ * One hash of what a backup of `sources` would hold, for telling a backup that would store nothing new:
+ * the database's pages except free ones, those of the volatile tables (the relay's own notes about
+ * itself) and the header fields every write changes, and each component file.
+ */
+async function contentFingerprint(snapshot: PackableSnapshot, sources: SourceFile[]): Promise<string> {
+  const pageSize = snapshot.livePageSize ?? 0
+  const pageCount = snapshot.size / pageSize
+  const free = await readFreePages(snapshot.file, pageSize, pageCount)
+  const skipped = (page: number) =>
+    free.leaves.has(page) || free.trunks.has(page) || (snapshot.volatilePages?.has(page) ?? false)
+  const hash = createHash('sha256')
+  const buffer = Buffer.allocUnsafe(defaultPacking.chunkBytes)
+  for (const source of sources) {
+    hash.update(`${source.name}\n`)
+    const file = await openFileSource(source.file, source.size)
+    try {
+      for (let page = 1, bytes = await file.read(buffer); bytes > 0; bytes = await file.read(buffer)) {
+        if (source.name !== databaseEntry) {
+          hash.update(buffer.subarray(0, bytes))
+          continue
+        }
+        for (let at = 0; at < bytes; at += pageSize, page++) {
+          if (page === 1) {
+            // The change counter, page count, freelist and version-valid-for move with every write.
+            const header = Buffer.from(buffer.subarray(0, pageSize))
+            header.fill(0, 24, 40)
+            header.fill(0, 92, 96)
+            hash.update(header)
+          } else if (!skipped(page)) {
+            hash.update(buffer.subarray(at, at + pageSize))
+          }
+        }
+      }
+    } finally {
+      await file.close()
+    }
+  }
+  return hash.digest('hex')
 }
 
 /** The database with its write-ahead log: roughly what the snapshot will read. */

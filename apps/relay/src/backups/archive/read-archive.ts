@@ -181,7 +181,8 @@ async function withArchive<T>(file: string, limits: ArchiveLimits, work: (archiv
   }
 }
 
-function listEntries(zip: ZipFile): Promise<Entry[]> {
+/** Every entry of `zip`, opened with `lazyEntries`, in the order of its central directory. */
+export function listEntries(zip: ZipFile): Promise<Entry[]> {
   return new Promise((resolve, reject) => {
     const entries: Entry[] = []
     zip.on('entry', (entry: Entry) => {

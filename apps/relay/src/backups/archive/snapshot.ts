@@ -87,6 +87,8 @@ export type PackableSnapshot = {
   size: number
   /** The page size when `file` is the live database, whose free pages hold deleted rows. */
   livePageSize?: number
+  /** When `file` is the live database: the pages of the tables `volatileTables` named. */
+  volatilePages?: ReadonlySet<number>
   /** Rejects as soon as the integrity check fails; resolves once it passed. */
   checked: Promise<void>
   /**
@@ -104,10 +106,12 @@ export type PackableSnapshot = {
  * copy written first. When writers keep the file from being pinned, it falls back to a VACUUM INTO copy
  * at `targetFile`, checked while it is packed.
  */
-export async function takeSnapshot(options: SnapshotOptions): Promise<PackableSnapshot> {
-  const { sourceFile, signal } = options
+export async function takeSnapshot(
+  options: SnapshotOptions & { volatileTables?: readonly string[] },
+): Promise<PackableSnapshot> {
+  const { sourceFile, signal, volatileTables } = options
   signal?.throwIfAborted()
-  const pin = runSqliteWorker({ kind: 'pin', sourceFile })
+  const pin = runSqliteWorker({ kind: 'pin', sourceFile, volatileTables })
   let pages: Awaited<typeof pin.pinned>
   try {
     pages = await untilAborted(pin.pinned, signal)
@@ -129,6 +133,7 @@ export async function takeSnapshot(options: SnapshotOptions): Promise<PackableSn
     file: sourceFile,
     size: pages.pageSize * pages.pageCount,
     livePageSize: pages.pageSize,
+    volatilePages: new Set(pages.volatilePages),
     checked,
     finish() {
       pin.pagesRead()

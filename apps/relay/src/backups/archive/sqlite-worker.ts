@@ -11,10 +11,13 @@ import { Worker } from 'node:worker_threads'
 export type SqliteTask =
   | { kind: 'snapshot'; sourceFile: string; targetFile: string; durable: boolean }
   | { kind: 'check'; targetFile: string }
-  | { kind: 'pin'; sourceFile: string }
+  | { kind: 'pin'; sourceFile: string; volatileTables?: readonly string[] }
 
-/** The pages of a pinned database: the first `pageCount * pageSize` bytes of its file. */
-export type PinnedPages = { pageSize: number; pageCount: number }
+/**
+ * The pages of a pinned database: the first `pageCount * pageSize` bytes of its file; `volatilePages`
+ * are the pages of the tables a `pin` task named (tables and their indexes).
+ */
+export type PinnedPages = { pageSize: number; pageCount: number; volatilePages: number[] }
 
 type WorkerMessage =
   | { type: 'pinned'; pages: PinnedPages | null }
@@ -59,6 +62,16 @@ function check(db) {
 // WAL read mark 0); in rollback mode the read lock keeps writers out. Either way, for as long as the
 // transaction lasts the file's first page_count pages are exactly the snapshot. A checkpoint makes the log
 // fully copied; data_version unchanged across it and the transaction's start shows no commit slipped in.
+function volatilePages(db) {
+  const tables = task.volatileTables || []
+  if (tables.length === 0) return []
+  const names = tables.map(() => '?').join(', ')
+  return db
+    .prepare('select pageno from dbstat where name in (select name from sqlite_schema where tbl_name in (' + names + '))')
+    .pluck()
+    .all(...tables)
+}
+
 function pinPages(db) {
   const wal = String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal'
   const pause = new Int32Array(new SharedArrayBuffer(4))
@@ -68,7 +81,11 @@ function pinPages(db) {
     db.exec('begin')
     db.prepare('select count(*) from sqlite_schema').get()
     if (copied.busy === 0 && copied.log === copied.checkpointed && db.pragma('data_version', { simple: true }) === before) {
-      return { pageSize: db.pragma('page_size', { simple: true }), pageCount: db.pragma('page_count', { simple: true }) }
+      return {
+        pageSize: db.pragma('page_size', { simple: true }),
+        pageCount: db.pragma('page_count', { simple: true }),
+        volatilePages: volatilePages(db),
+      }
     }
     db.exec('commit')
     Atomics.wait(pause, 0, 0, 10 * (attempt + 1))
@@ -179,7 +196,9 @@ export function runSqliteWorker(task: SqliteTask, onCopying?: () => void): Sqlit
         }
         break
       case 'failed':
-        fail(new Error(`SQLite: ${message.message}`, { cause: message.code }))
+        fail(
+          new Error(`SQLite: ${message.message}${message.code ? ` (${message.code})` : ''}`, { cause: message.code }),
+        )
         break
       default:
         message satisfies never

@@ -23,6 +23,8 @@ export type ZipEntryOptions = {
   expectedSize: number
   /** Called with the length of each chunk read from the source. */
   onChunk?: (bytes: number) => void
+  /** Stored as read (method 0), not deflated: for data that cannot shrink, such as ciphertext. */
+  store?: boolean
 }
 
 export type ZipEntryResult = { name: string; size: number; compressedSize: number; sha256: string }
@@ -39,6 +41,7 @@ export type ZipWriter = {
 
 type CentralRecord = {
   name: Buffer
+  method: number
   zip64: boolean
   crc32: number
   size: number
@@ -59,6 +62,7 @@ const outputBytes = 256 * 1024
 /** A final, empty fixed-Huffman block: ends a deflate stream whose blocks were all sync-flushed. */
 const finalBlock = Buffer.from([0x03, 0x00])
 const flags = 0x0808 // bit 3: sizes and CRC in a data descriptor; bit 11: UTF-8 names
+const methodStore = 0
 const methodDeflate = 8
 const madeByUnix = 3 << 8
 const regularFile = 0o100000
@@ -93,7 +97,7 @@ export function createZipWriter(handle: FileHandle, options: ZipWriterOptions): 
   async function addEntry(
     name: string,
     source: ChunkSource,
-    { mtime, mode = 0o644, expectedSize, onChunk }: ZipEntryOptions,
+    { mtime, mode = 0o644, expectedSize, onChunk, store = false }: ZipEntryOptions,
   ): Promise<ZipEntryResult> {
     if (busy) {
       throw new Error('ZIP entries are added one at a time')
@@ -105,7 +109,8 @@ export function createZipWriter(handle: FileHandle, options: ZipWriterOptions): 
       const { dosTime, dosDate } = dosDateTime(mtime)
       const unixTime = Math.max(0, Math.min(max32, Math.floor(mtime.getTime() / 1000)))
       const headerOffset = offset
-      await write(localHeader(nameBytes, zip64, dosTime, dosDate, unixTime))
+      const method = store ? methodStore : methodDeflate
+      await write(localHeader(nameBytes, method, zip64, dosTime, dosDate, unixTime))
 
       const contentHash = createHash('sha256')
       let crc32 = 0
@@ -131,6 +136,11 @@ export function createZipWriter(handle: FileHandle, options: ZipWriterOptions): 
           crc32 = zlib.crc32(chunk, crc32)
           size += bytes
           onChunk?.(bytes)
+          if (store) {
+            await write(chunk)
+            compressedSize += bytes
+            continue
+          }
           const job = deflateChunk(chunk, dictionary, level)
           job.catch(() => {})
           inFlight.push(job)
@@ -146,14 +156,17 @@ export function createZipWriter(handle: FileHandle, options: ZipWriterOptions): 
         // Whatever went wrong, no deflate job still reads a buffer once this returns.
         await Promise.allSettled(inFlight)
       }
-      await write(finalBlock)
-      compressedSize += finalBlock.length
+      if (!store) {
+        await write(finalBlock)
+        compressedSize += finalBlock.length
+      }
       if (!zip64 && (size > max32 || compressedSize > max32)) {
         throw new Error(`${name} grew past 4 GiB while it was read`)
       }
       await write(dataDescriptor(zip64, crc32, size, compressedSize))
       central.push({
         name: nameBytes,
+        method,
         zip64,
         crc32,
         size,
@@ -243,14 +256,21 @@ export function bufferSource(data: Buffer): ChunkSource {
   }
 }
 
-function localHeader(name: Buffer, zip64: boolean, dosTime: number, dosDate: number, unixTime: number): Buffer {
+function localHeader(
+  name: Buffer,
+  method: number,
+  zip64: boolean,
+  dosTime: number,
+  dosDate: number,
+  unixTime: number,
+): Buffer {
   const zip64Extra = zip64 ? extraField(0x0001, [u64(0), u64(0)]) : Buffer.alloc(0)
   const extra = Buffer.concat([zip64Extra, timestampExtra(unixTime)])
   const header = Buffer.alloc(30)
   header.writeUInt32LE(0x04034b50, 0)
   header.writeUInt16LE(zip64 ? 45 : 20, 4)
   header.writeUInt16LE(flags, 6)
-  header.writeUInt16LE(methodDeflate, 8)
+  header.writeUInt16LE(method, 8)
   header.writeUInt16LE(dosTime, 10)
   header.writeUInt16LE(dosDate, 12)
   // CRC-32 and sizes follow the data, in the data descriptor.
@@ -295,7 +315,7 @@ function centralHeader(record: CentralRecord, forceZip64: boolean): Buffer {
   header.writeUInt16LE(madeByUnix | version, 4)
   header.writeUInt16LE(version, 6)
   header.writeUInt16LE(flags, 8)
-  header.writeUInt16LE(methodDeflate, 10)
+  header.writeUInt16LE(record.method, 10)
   header.writeUInt16LE(record.dosTime, 12)
   header.writeUInt16LE(record.dosDate, 14)
   header.writeUInt32LE(record.crc32, 16)

@@ -7,6 +7,7 @@ import * as unfinishedOperations from './0005-unfinished-operations.js'
 import * as notificationEpisodes from './0006-notification-episodes.js'
 import * as healthHistory from './0007-health-history.js'
 import * as healthAlerts from './0008-health-alerts.js'
+import * as backupVerifications from './0009-backup-verifications.js'
 
 /** Every migration, in order. Listed here (not read from disk) so src and dist run the same set. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006-notification-episodes': notificationEpisodes,
   '0007-health-history': healthHistory,
   '0008-health-alerts': healthAlerts,
+  '0009-backup-verifications': backupVerifications,
 }
