@@ -37,31 +37,13 @@ export type RelayProcess = {
  * RSS are read through a preloaded probe (loop-probe.mjs).
  */
 export async function startRelayProcess(dataDir: string, cloudUrl: string): Promise<RelayProcess> {
-  const fromSource = process.env.BENCH_RELAY_FROM_SOURCE === '1'
-  if (!fromSource) {
-    execFileSync(
-      process.execPath,
-      [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-b', 'apps/relay/tsconfig.build.json'],
-      {
-        cwd: repoRoot,
-        stdio: 'inherit',
-      },
-    )
-  }
+  const tsc = path.join(repoRoot, 'node_modules/typescript/bin/tsc')
+  execFileSync(process.execPath, [tsc, '-b', 'apps/relay/tsconfig.build.json'], { cwd: repoRoot, stdio: 'inherit' })
   const port = await freePort()
   const probeFile = path.join(dataDir, '..', `loop-probe-${port}.json`)
   const child: ChildProcess = spawn(
     process.execPath,
-    fromSource
-      ? [
-          '--import',
-          path.join(import.meta.dirname, 'loop-probe.mjs'),
-          '--conditions=source',
-          '--import',
-          'tsx',
-          'apps/relay/src/main.ts',
-        ]
-      : ['--import', path.join(import.meta.dirname, 'loop-probe.mjs'), path.join(repoRoot, 'apps/relay/dist/main.js')],
+    ['--import', path.join(import.meta.dirname, 'loop-probe.mjs'), path.join(repoRoot, 'apps/relay/dist/main.js')],
     {
       cwd: repoRoot,
       env: {

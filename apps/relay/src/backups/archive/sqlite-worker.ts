@@ -5,8 +5,8 @@ import { Worker } from 'node:worker_threads'
  * What the worker does on its own connection: `snapshot` copies `sourceFile` to `targetFile` with
  * VACUUM INTO (one read transaction, so the copy is every row committed before it began) and then
  * checks the copy; `check` only checks `targetFile`; `pin` holds a read transaction on `sourceFile`
- * in which the database file itself is the snapshot (see `pinPages`) and, once the caller has read the
- * pages, checks it and lets go.
+ * in which the database file itself is the snapshot (see `pinPages`), checks it, and lets go once the
+ * caller has read the pages.
  */
 export type SqliteTask =
   | { kind: 'snapshot'; sourceFile: string; targetFile: string; durable: boolean }
@@ -29,7 +29,7 @@ type WorkerMessage =
 export type SqliteWorkerRun = {
   /** A `pin` task's pages, or null when writers kept the file from being pinned (`snapshot` instead). */
   pinned: Promise<PinnedPages | null>
-  /** Tells a `pin` task that its pages were read: it checks them, then ends the read transaction. */
+  /** Tells a `pin` task that its pages were read: it ends the read transaction once checked. */
   pagesRead(): void
   /** Resolves when the copy is written (a `check` task resolves at once). */
   copied: Promise<void>
@@ -104,16 +104,14 @@ function run() {
       source.close()
       return
     }
-    // Checked once the pages were read, so the check overlaps the upload rather than the deflating.
-    parentPort.once('message', () => {
-      try {
-        check(source)
-      } catch (err) {
-        fail(err)
-      } finally {
-        source.close()
-      }
-    })
+    // Checked while the pages are read: the deflater leaves a core partly idle, which the check fills.
+    try {
+      check(source)
+    } catch (err) {
+      source.close()
+      throw err
+    }
+    parentPort.once('message', () => source.close())
     return
   }
   if (task.kind === 'snapshot') {
