@@ -41,7 +41,7 @@ export const defaultPacking: PackingOptions = {
   level: 3,
   // One more chunk than cores keeps every core deflating while the event loop reads and writes.
   concurrency: Math.min(8, os.availableParallelism() + 1),
-  chunkBytes: 1024 * 1024,
+  chunkBytes: 2 * 1024 * 1024,
   forceZip64: false,
 }
 
