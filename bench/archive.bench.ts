@@ -243,7 +243,8 @@ export const benchmark: Benchmark = {
       cpSync(dataDir, relayDataDir, { recursive: true })
       relay = await startRelayProcess(relayDataDir, started.base)
       await signInRelay(relay.url, started.base, email, benchPassword)
-      console.error(`  relay idle: ${JSON.stringify(await relay.probe())}`)
+      const idle = await relay.probe()
+      console.error(`  relay idle: ${JSON.stringify(idle)}`)
       const runningRelay = relay
       const throughRelay = (name: string, passphrase?: string): Contender => ({
         name,
@@ -298,7 +299,7 @@ export const benchmark: Benchmark = {
       const repeated = await repeatedBackups(runningRelay, work, path.join(relayDataDir, 'relay.db'))
       return [
         ...figures(samples, { ours, natives, restic }, { rows, databaseBytes: statSync(databaseFile).size }),
-        ...relayFigures(samples, { relayPlain, relayEncrypted, ours, restic }, repeated),
+        ...relayFigures(samples, { relayPlain, relayEncrypted, ours, restic }, repeated, idle),
       ]
     } finally {
       await relay?.close()
@@ -565,6 +566,7 @@ function relayFigures(
   samples: Map<Contender, Sample[]>,
   { relayPlain, relayEncrypted, ours, restic }: Record<'relayPlain' | 'relayEncrypted' | 'ours' | 'restic', Contender>,
   repeated: RepeatedSample[],
+  idle: RelayProbe,
 ): Figure[] {
   const of = (contender: Contender) => samples.get(contender) ?? []
   const seconds = (contender: Contender) => median(of(contender).map((sample) => sample.totalMs)) / 1000
@@ -664,7 +666,8 @@ function relayFigures(
       peakRssMb,
       notes:
         `the relay process's RSS sampled every 20 ms by a preloaded probe, largest over ${rounds} rounds ` +
-        `(${range(probes.map((probe) => probe.peakRssMb))} MB); relay CPU time per backup ` +
+        `(${range(probes.map((probe) => probe.peakRssMb))} MB); before any backup, started and signed in, the ` +
+        `relay peaked at ${idle.peakRssMb.toFixed(0)} MB; relay CPU time per backup ` +
         `${range(probes.map((probe) => probe.cpuSeconds))} s (every thread)`,
     },
     {

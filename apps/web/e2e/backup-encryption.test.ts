@@ -1,59 +1,17 @@
 import type { BackupEncryptionStatus, BackupList, BackupOperation } from '@relay/contracts'
-import { checkPageEverywhere, chromiumProblem, launchChromium, requirement } from '@relay/testkit'
-import type { Browser, BrowserContext, Page, Request } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { startTestCloud, type TestCloud } from '../../cloud/test/cloud-server.js'
-// The cloud's global setup (run for this project too) declares what it provides to the tests.
-import type {} from '../../cloud/test/global-setup.js'
-import { password, signInAtCloud } from './cloud-sign-in'
-import { type RelayUnderTest, startRelay } from './relay-under-test'
+import { checkPageEverywhere, chromiumProblem, requirement } from '@relay/testkit'
+import type { Page, Request } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { themeApplied, useBackupsPage } from './backups-page'
+import type { RelayUnderTest } from './relay-under-test'
 
 const chromium = requirement('Chromium', chromiumProblem())
 
 const passphrase = 'maple lantern 7 quiet harbor'
 const lossWarning = 'If you lose this passphrase, your encrypted backups cannot be restored by anyone, including us.'
 
-/** The page follows the system's scheme (no theme is stored) by setting data-theme on <html>. */
-const themeApplied = (page: Page) => async (colorScheme: 'light' | 'dark') => {
-  await page.waitForFunction((scheme) => document.documentElement.dataset.theme === scheme, colorScheme)
-}
-
 describe.skipIf(!chromium.available)('backup encryption in Chromium', () => {
-  let browser: Browser
-  let cloud: TestCloud
-  let relay: RelayUnderTest | undefined
-  let context: BrowserContext | undefined
-
-  beforeAll(async () => {
-    browser = await launchChromium()
-    cloud = await startTestCloud('pglite')
-  })
-
-  afterEach(async () => {
-    await context?.close()
-    await relay?.close()
-    context = undefined
-    relay = undefined
-  })
-
-  afterAll(async () => {
-    await browser?.close()
-    await cloud?.close()
-  })
-
-  /** A relay connected to the cloud as a new Pro user, with the browser on the Backups page. */
-  async function connectedRelay() {
-    relay = await startRelay({ env: { CLOUD_URL: cloud.url } })
-    const email = 'encrypting@example.com'
-    const id = await cloud.addUser(email, password, 'Encrypting user')
-    await cloud.app.services.licenses.setGifted(id, true)
-    context = await browser.newContext()
-    const page = await context.newPage()
-    await page.goto(`${relay.baseUrl}/api/unified-auth/cloud/login?returnTo=%2Fbackups`)
-    await signInAtCloud(page, cloud, email)
-    await page.waitForURL((url) => url.origin === relay?.baseUrl && url.pathname === '/backups')
-    return { relay, page }
-  }
+  const suite = useBackupsPage()
 
   function recordCalls(page: Page, pathname: string): Request[] {
     const calls: Request[] = []
@@ -73,7 +31,7 @@ describe.skipIf(!chromium.available)('backup encryption in Chromium', () => {
   const rows = (page: Page) => page.getByTestId('backup-row')
 
   it('sets a passphrase, backs up encrypted, and restores with the passphrase typed in once it is removed', async () => {
-    const { relay, page } = await connectedRelay()
+    const { relay, page } = await suite.connectedProRelay({ email: 'encrypting@example.com', name: 'Encrypting user' })
     const panel = page.getByTestId('backup-encryption')
     const state = page.getByTestId('encryption-state')
     await page.getByTestId('backups-empty').waitFor()

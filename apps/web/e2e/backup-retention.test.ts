@@ -1,43 +1,19 @@
 import { randomUUID } from 'node:crypto'
 import { defaultKeepPolicy, keepNothingMessage, MB, type RetentionReply } from '@relay/contracts'
-import { checkPageEverywhere, chromiumProblem, launchChromium, requirement } from '@relay/testkit'
-import type { Browser, BrowserContext, Page, Request } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestCloud, type TestCloud } from '../../cloud/test/cloud-server.js'
-// The cloud's global setup (run for this project too) declares what it provides to the tests.
-import type {} from '../../cloud/test/global-setup.js'
-import { password, signInAtCloud } from './cloud-sign-in'
-import { type RelayUnderTest, startRelay } from './relay-under-test'
+import { checkPageEverywhere, chromiumProblem, requirement } from '@relay/testkit'
+import type { Page, Request } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { themeApplied, useBackupsPage } from './backups-page'
 
 const chromium = requirement('Chromium', chromiumProblem())
 
-/** The page follows the system's scheme (no theme is stored) by setting data-theme on <html>. */
-const themeApplied = (page: Page) => async (colorScheme: 'light' | 'dark') => {
-  await page.waitForFunction((scheme) => document.documentElement.dataset.theme === scheme, colorScheme)
-}
-
 describe.skipIf(!chromium.available)('the keep policy of cloud backups in Chromium', () => {
-  let browser: Browser
-  let cloud: TestCloud
-  let relay: RelayUnderTest | undefined
-  let context: BrowserContext | undefined
-
-  beforeAll(async () => {
-    browser = await launchChromium()
-    cloud = await startTestCloud('pglite')
-  })
-
-  afterAll(async () => {
-    await context?.close()
-    await relay?.close()
-    await browser?.close()
-    await cloud?.close()
-  })
+  const suite = useBackupsPage()
 
   /** Backups in the cloud as if uploaded earlier, a day apart up to yesterday; sizes in MB, oldest first. */
   async function seedBackups(userId: string, backendId: string, sizes: number[]) {
     const now = Date.now()
-    await cloud.database.db
+    await suite.cloud.database.db
       .insertInto('backups')
       .values(
         sizes.map((size, i) => ({
@@ -56,7 +32,7 @@ describe.skipIf(!chromium.available)('the keep policy of cloud backups in Chromi
       )
       .execute()
     // Written past the cloud's service: its status must not answer from before.
-    cloud.app.services.backups.forgetRecent()
+    suite.cloud.app.services.backups.forgetRecent()
   }
 
   function recordPuts(page: Page): Request[] {
@@ -70,15 +46,7 @@ describe.skipIf(!chromium.available)('the keep policy of cloud backups in Chromi
   }
 
   it('shows the projection, warns when the policy keeps more than fit, and saves an edited policy', async () => {
-    relay = await startRelay({ env: { CLOUD_URL: cloud.url } })
-    const email = 'keeping@example.com'
-    const userId = await cloud.addUser(email, password, 'Keeping user')
-    await cloud.app.services.licenses.setGifted(userId, true)
-    context = await browser.newContext()
-    const page = await context.newPage()
-    await page.goto(`${relay.baseUrl}/api/unified-auth/cloud/login?returnTo=%2Fbackups`)
-    await signInAtCloud(page, cloud, email)
-    await page.waitForURL((url) => url.origin === relay?.baseUrl && url.pathname === '/backups')
+    const { relay, page, user } = await suite.connectedProRelay({ email: 'keeping@example.com', name: 'Keeping user' })
 
     const panel = page.getByTestId('keep-policy')
     const projection = page.getByTestId('keep-projection')
@@ -98,8 +66,8 @@ describe.skipIf(!chromium.available)('the keep policy of cloud backups in Chromi
 
     // This relay's newest backup is 40 MB and another relay uses 100 MB: 9 fit beside the next upload.
     const { backendId } = (await relay.call<{ backendId: string }>('GET', '/api/health')).body
-    await seedBackups(userId, backendId, [40, 40])
-    await seedBackups(userId, 'another-relay', [100])
+    await seedBackups(user.id, backendId, [40, 40])
+    await seedBackups(user.id, 'another-relay', [100])
     await page.reload()
     await expect.poll(() => projection.getAttribute('data-state')).toBe('exceeds')
     expect(await projection.textContent()).toBe(

@@ -1,50 +1,23 @@
-import type { RelayBackupList, VerificationOverview } from '@relay/contracts'
-import { checkPageEverywhere, chromiumProblem, launchChromium, requirement } from '@relay/testkit'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { startTestCloud, type TestCloud } from '../../cloud/test/cloud-server.js'
-// The cloud's global setup (run for this project too) declares what it provides to the tests.
-import type {} from '../../cloud/test/global-setup.js'
-import { password, signInAtCloud } from './cloud-sign-in'
-import { type RelayUnderTest, startRelay } from './relay-under-test'
+import type { VerificationOverview } from '@relay/contracts'
+import { checkPageEverywhere, chromiumProblem, requirement } from '@relay/testkit'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { relayBackups, themeApplied, useBackupsPage } from './backups-page'
+import type { RelayUnderTest } from './relay-under-test'
 
 const chromium = requirement('Chromium', chromiumProblem())
 
 describe.skipIf(!chromium.available)('backup verification on the cloud backups page in Chromium', () => {
-  let browser: Browser
-  let cloud: TestCloud
-  let relay: RelayUnderTest | undefined
-  let context: BrowserContext | undefined
+  const suite = useBackupsPage()
   let userCount = 0
-
-  beforeAll(async () => {
-    browser = await launchChromium()
-    cloud = await startTestCloud('pglite')
-  })
-
-  afterEach(async () => {
-    await context?.close()
-    await relay?.close()
-    context = undefined
-    relay = undefined
-  })
-
-  afterAll(async () => {
-    await browser?.close()
-    await cloud?.close()
-  })
 
   /** A relay connected to a new Pro account, with the browser on its Backups page and one backup made there. */
   async function pageWithOneBackup(): Promise<{ relay: RelayUnderTest; page: Page }> {
-    relay = await startRelay({ env: { CLOUD_URL: cloud.url } })
     userCount += 1
-    const email = `verify-${userCount}@example.com`
-    const id = await cloud.addUser(email, password, `Verifying user ${userCount}`)
-    await cloud.app.services.licenses.setGifted(id, true)
-    context = await browser.newContext()
-    const page = await context.newPage()
-    await page.goto(`${relay.baseUrl}/api/unified-auth/cloud/login?returnTo=%2Fbackups`)
-    await signInAtCloud(page, cloud, email)
+    const { relay, page } = await suite.connectedProRelay({
+      email: `verify-${userCount}@example.com`,
+      name: `Verifying user ${userCount}`,
+    })
     await page.getByTestId('backups-empty').waitFor()
     await page.getByRole('button', { name: 'Back up now' }).click()
     await expect.poll(() => activity(page).getAttribute('data-stage'), { timeout: 30_000 }).toBe('done')
@@ -58,18 +31,9 @@ describe.skipIf(!chromium.available)('backup verification on the cloud backups p
     return reply.body
   }
 
-  async function relayBackups(target: RelayUnderTest): Promise<RelayBackupList['backups']> {
-    const reply = await target.call<RelayBackupList>('GET', '/api/cloud-backups/list')
-    expect(reply.status).toBe(200)
-    return reply.body.backups
-  }
-
   const activity = (page: Page) => page.getByTestId('backup-activity')
   const rows = (page: Page) => page.getByTestId('backup-row')
   const rowNote = (page: Page) => rows(page).first().getByTestId('backup-verification')
-  const themeApplied = (page: Page) => async (colorScheme: 'light' | 'dark') => {
-    await page.waitForFunction((scheme) => document.documentElement.dataset.theme === scheme, colorScheme)
-  }
 
   it('verifies a backup with Verify now, shows when in its row and the panel, and saves how often', async () => {
     const { relay, page } = await pageWithOneBackup()
@@ -110,7 +74,7 @@ describe.skipIf(!chromium.available)('backup verification on the cloud backups p
     const { relay, page } = await pageWithOneBackup()
     const [record] = await relayBackups(relay)
     // The cloud's record now names other bytes than the stored file: the check must find the mismatch.
-    await cloud.database.db
+    await suite.cloud.database.db
       .updateTable('backups')
       .set({ sha256: 'f'.repeat(64) })
       .where('id', '=', record?.id ?? '')

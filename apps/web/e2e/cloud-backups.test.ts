@@ -1,83 +1,31 @@
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import type { BackupList, BackupOperation, BackupStatusReply, OperationStarted } from '@relay/contracts'
-import { chromiumProblem, defined, launchChromium, requirement } from '@relay/testkit'
-import type { Browser, BrowserContext, Page, Request } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { startTestCloud, type TestCloud } from '../../cloud/test/cloud-server.js'
-// The cloud's global setup (run for this project too) declares what it provides to the tests.
-import type {} from '../../cloud/test/global-setup.js'
-import { password, signInAtCloud } from './cloud-sign-in'
-import { type RelayUnderTest, startRelay } from './relay-under-test'
+import type { BackupOperation, BackupStatusReply, OperationStarted } from '@relay/contracts'
+import { chromiumProblem, defined, requirement } from '@relay/testkit'
+import type { Page, Request } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { startTestCloud } from '../../cloud/test/cloud-server.js'
+import { backOnBackups, type CloudAccount, relayBackups, useBackupsPage } from './backups-page'
+import { signInAtCloud } from './cloud-sign-in'
+import type { RelayUnderTest } from './relay-under-test'
 
 const chromium = requirement('Chromium', chromiumProblem())
 
 describe.skipIf(!chromium.available)('cloud backups page in Chromium', () => {
-  let browser: Browser
-  let cloud: TestCloud
-  let relay: RelayUnderTest | undefined
-  let context: BrowserContext | undefined
+  const suite = useBackupsPage()
   let userCount = 0
 
-  beforeAll(async () => {
-    browser = await launchChromium()
-    cloud = await startTestCloud('pglite')
-  })
-
-  afterEach(async () => {
-    await context?.close()
-    await relay?.close()
-    context = undefined
-    relay = undefined
-  })
-
-  afterAll(async () => {
-    await browser?.close()
-    await cloud?.close()
-  })
-
-  async function openPage(): Promise<Page> {
-    context = await browser.newContext({ acceptDownloads: true })
-    return context.newPage()
-  }
-
   /** A cloud account of its own for each test, so quotas and settings never carry over. */
-  async function cloudUser(options: { pro: boolean }): Promise<{ id: string; email: string }> {
+  function nextAccount(): CloudAccount {
     userCount += 1
-    const email = `backups-${userCount}@example.com`
-    const id = await cloud.addUser(email, password, `Backup user ${userCount}`)
-    if (options.pro) {
-      await cloud.app.services.licenses.setGifted(id, true)
-    }
-    return { id, email }
-  }
-
-  function backOnBackups(page: Page) {
-    return page.waitForURL((url) => url.origin === relay?.baseUrl && url.pathname === '/backups')
-  }
-
-  /** A relay connected to the cloud as a new user, with the browser on the Backups page. */
-  async function connectedRelay(options: { pro: boolean }) {
-    relay = await startRelay({ env: { CLOUD_URL: cloud.url } })
-    const user = await cloudUser(options)
-    const page = await openPage()
-    await page.goto(`${relay.baseUrl}/api/unified-auth/cloud/login?returnTo=%2Fbackups`)
-    await signInAtCloud(page, cloud, user.email)
-    await backOnBackups(page)
-    return { relay, page, user }
+    return { email: `backups-${userCount}@example.com`, name: `Backup user ${userCount}` }
   }
 
   async function relayStatus(target: RelayUnderTest): Promise<BackupStatusReply> {
     const reply = await target.call<BackupStatusReply>('GET', '/api/cloud-backups/status')
     expect(reply.status).toBe(200)
     return reply.body
-  }
-
-  async function relayBackups(target: RelayUnderTest): Promise<BackupList['backups']> {
-    const reply = await target.call<BackupList>('GET', '/api/cloud-backups/list')
-    expect(reply.status).toBe(200)
-    return reply.body.backups
   }
 
   /**
@@ -115,9 +63,9 @@ describe.skipIf(!chromium.available)('cloud backups page in Chromium', () => {
   const rows = (page: Page) => page.getByTestId('backup-row')
 
   it('asks to connect the relay first, then explains the Pro license to an account without one', async () => {
-    relay = await startRelay({ env: { CLOUD_URL: cloud.url } })
-    const user = await cloudUser({ pro: false })
-    const page = await openPage()
+    const relay = await suite.startRelay()
+    const user = await suite.addCloudUser({ ...nextAccount(), pro: false })
+    const page = await suite.newPage()
     const calls = recordBackupCalls(page)
 
     await page.goto(`${relay.baseUrl}/dashboard`)
@@ -137,8 +85,8 @@ describe.skipIf(!chromium.available)('cloud backups page in Chromium', () => {
     expect(await page.getByRole('heading', { level: 1, name: 'Cloud backups' }).count()).toBe(1)
 
     await notConnected.getByRole('button', { name: 'Connect to cloud' }).click()
-    await signInAtCloud(page, cloud, user.email)
-    await backOnBackups(page)
+    await signInAtCloud(page, suite.cloud, user.email)
+    await backOnBackups(page, relay)
 
     const gate = page.getByTestId('backups-pro-gate')
     await gate.waitFor()
@@ -157,7 +105,7 @@ describe.skipIf(!chromium.available)('cloud backups page in Chromium', () => {
     expect((await relayStatus(relay)).hasValidLicense).toBe(false)
 
     // The account gets Pro; the page unlocks when asked again.
-    await cloud.app.services.licenses.setGifted(user.id, true)
+    await suite.cloud.app.services.licenses.setGifted(user.id, true)
     await gate.getByRole('button', { name: 'Check again' }).click()
     await page.getByTestId('backup-settings').waitFor()
     expect(await page.getByTestId('backups-pro-gate').count()).toBe(0)
@@ -165,7 +113,7 @@ describe.skipIf(!chromium.available)('cloud backups page in Chromium', () => {
   })
 
   it('saves each setting as it changes, keeps them after a reload, and refuses a retention out of range', async () => {
-    const { relay, page } = await connectedRelay({ pro: true })
+    const { relay, page } = await suite.connectedProRelay(nextAccount())
     const settings = page.getByTestId('backup-settings')
     const saved = page.getByTestId('settings-status')
     await settings.waitFor()
@@ -234,7 +182,7 @@ describe.skipIf(!chromium.available)('cloud backups page in Chromium', () => {
   })
 
   it('backs up now with live progress, downloads, restores with a confirmation and deletes the backup', async () => {
-    const { relay, page } = await connectedRelay({ pro: true })
+    const { relay, page } = await suite.connectedProRelay(nextAccount())
     await relay.createCollector(collector('made before the backup'))
     addFrameEngineData(relay, 32)
     const polls = recordOperationPolls(page)
@@ -347,7 +295,7 @@ describe.skipIf(!chromium.available)('cloud backups page in Chromium', () => {
   })
 
   it('says why a backup failed, and lists nothing for it', async () => {
-    const { relay, page } = await connectedRelay({ pro: true })
+    const { relay, page } = await suite.connectedProRelay(nextAccount())
     await page.getByTestId('backups-empty').waitFor()
     // Incompressible, so the archive stays over the cloud's 50 MB limit for one backup.
     addFrameEngineData(relay, 52)
@@ -370,16 +318,11 @@ describe.skipIf(!chromium.available)('cloud backups page in Chromium', () => {
     // A cloud of its own, so stopping it leaves the other tests' cloud alone.
     const ownCloud = await startTestCloud('pglite')
     try {
-      relay = await startRelay({ env: { CLOUD_URL: ownCloud.url } })
-      const id = await ownCloud.addUser('offline@example.com', password, 'Offline')
-      await ownCloud.app.services.licenses.setGifted(id, true)
-      const page = await openPage()
-      await page.goto(`${relay.baseUrl}/api/unified-auth/cloud/login?returnTo=%2Fbackups`)
-      await page.waitForURL((url) => url.origin === ownCloud.url)
-      await page.getByLabel('Email').fill('offline@example.com')
-      await page.getByLabel('Password').fill(password)
-      await page.getByRole('button', { name: 'Sign in' }).click()
-      await backOnBackups(page)
+      const { page } = await suite.connectedProRelay({
+        email: 'offline@example.com',
+        name: 'Offline',
+        cloud: ownCloud,
+      })
       await page.getByTestId('backups-empty').waitFor()
 
       await ownCloud.app.close()
@@ -402,7 +345,7 @@ describe.skipIf(!chromium.available)('cloud backups page in Chromium', () => {
   })
 
   it('shows the progress of a backup that was already running when the page opened', async () => {
-    const { relay, page } = await connectedRelay({ pro: true })
+    const { relay, page } = await suite.connectedProRelay(nextAccount())
     await page.getByTestId('backups-empty').waitFor()
     addFrameEngineData(relay, 45)
 

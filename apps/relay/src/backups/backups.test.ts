@@ -1,51 +1,29 @@
 import { createHash } from 'node:crypto'
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync } from 'node:fs'
 import path from 'node:path'
-import type { BackupOperation, BackupRecord } from '@relay/contracts'
-import { createTestClock, defined, type TestClock } from '@relay/testkit'
+import type { BackupRecord } from '@relay/contracts'
+import { createTestClock, defined } from '@relay/testkit'
 import SQLite from 'better-sqlite3'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { TestCloud } from '../../../cloud/test/cloud-server.js'
-import { addCloudUser, createShiftedClock, signInThroughCloud, startCloud, startLinkedRelay } from '../../test/cloud.js'
+import { describe, expect, it } from 'vitest'
+import {
+  addCollector,
+  backUp,
+  cloudNotificationTitles,
+  collectorNames,
+  listBackups,
+  listedBackup,
+  restoreBackup,
+  signedInRelay,
+  tamperWithStoredObject,
+  tempFiles,
+  useCloud,
+  waitForOperation,
+} from '../../test/backups.js'
+import { startLinkedRelay } from '../../test/cloud.js'
 import { useCloudBehindFaultProxy } from '../../test/cloud-behind-proxy.js'
 import type { RelayApp } from '../app.js'
 
 const json = { 'content-type': 'application/json' }
-
-async function signedInRelay(cloud: TestCloud, options: { licensed?: boolean; clock?: TestClock } = {}) {
-  const user = await addCloudUser(cloud, { licensed: options.licensed })
-  const relay = await startLinkedRelay(cloud, { clock: options.clock })
-  await signInThroughCloud(cloud, relay.url, user.email)
-  return { user, ...relay }
-}
-
-async function waitForOperation(app: RelayApp, id: string): Promise<BackupOperation> {
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    const res = await app.inject({ url: `/api/cloud-backups/operations/${id}` })
-    expect(res.statusCode).toBe(200)
-    const operation = res.json() as BackupOperation
-    if (operation.stage === 'done' || operation.stage === 'failed') {
-      return operation
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`operation ${id} still ${operation.stage}`)
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
-async function backUp(app: RelayApp): Promise<BackupOperation> {
-  const res = await app.inject({ method: 'POST', url: '/api/cloud-backups/create' })
-  expect(res.statusCode, res.body).toBe(202)
-  return waitForOperation(app, res.json().operationId)
-}
-
-async function listBackups(app: RelayApp): Promise<BackupRecord[]> {
-  const res = await app.inject({ url: '/api/cloud-backups/list' })
-  expect(res.statusCode, res.body).toBe(200)
-  return res.json().backups
-}
 
 async function saveSettings(app: RelayApp, change: object) {
   const res = await app.inject({
@@ -56,27 +34,6 @@ async function saveSettings(app: RelayApp, change: object) {
   })
   expect(res.statusCode, res.body).toBe(200)
   return res.json().settings
-}
-
-function tempFiles(dataDir: string): string[] {
-  const folder = path.join(dataDir, 'tmp')
-  return existsSync(folder) ? readdirSync(folder) : []
-}
-
-async function notificationTitles(app: RelayApp, category = 'cloud'): Promise<string[]> {
-  const res = await app.inject({ url: `/api/notifications/history?category=${category}` })
-  return res.json().notifications.map((n: { title: string }) => n.title)
-}
-
-async function addCollector(app: RelayApp, name: string) {
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/collectors',
-    headers: json,
-    payload: JSON.stringify({ name, collectorType: 'Virtual', pollRateMs: 60_000, settings: { sensorCount: 2 } }),
-  })
-  expect(res.statusCode, res.body).toBe(201)
-  return res.json()
 }
 
 /** A change to the relay's own settings: something a backup has to store. */
@@ -90,24 +47,11 @@ async function changeSettings(app: RelayApp, failuresBeforeFailing: number) {
   expect(res.statusCode, res.body).toBe(200)
 }
 
-async function collectorNames(app: RelayApp): Promise<string[]> {
-  return (await app.inject({ url: '/api/collectors' })).json().map((c: { name: string }) => c.name)
-}
-
 describe('relay cloud backups against the real cloud and its object store', () => {
-  const cloudClock = createShiftedClock()
-  let cloud: TestCloud
-
-  beforeAll(async () => {
-    cloud = await startCloud(cloudClock)
-  })
-
-  afterAll(async () => {
-    await cloud?.close()
-  })
+  const suite = useCloud()
 
   it('backs up on demand: snapshot, pack, upload, confirm, with progress and a notification', async () => {
-    const relay = await signedInRelay(cloud)
+    const relay = await signedInRelay(suite.cloud)
     await addCollector(relay.app, 'boiler room')
     const operation = await backUp(relay.app)
     expect(operation).toMatchObject({ kind: 'backup', trigger: 'manual', stage: 'done', error: null })
@@ -118,8 +62,8 @@ describe('relay cloud backups against the real cloud and its object store', () =
     const status = (await relay.app.inject({ url: '/api/cloud-backups/status' })).json()
     expect(status.settings.lastBackup).toEqual(expect.any(String))
     expect(status.lastBackup.id).toBe(operation.backupId)
-    expect(await notificationTitles(relay.app)).toEqual(['Backup complete'])
-    expect(tempFiles(relay.dataDir)).toEqual([])
+    expect(await cloudNotificationTitles(relay.app)).toEqual(['Backup complete'])
+    expect(tempFiles(relay)).toEqual([])
 
     // The relay streams the object back; it is the file the cloud recorded.
     const download = await relay.app.inject({ url: `/api/cloud-backups/${defined(record).id}/download` })
@@ -132,7 +76,7 @@ describe('relay cloud backups against the real cloud and its object store', () =
   })
 
   it('runs one backup at a time and answers a second request with 409', async () => {
-    const relay = await signedInRelay(cloud)
+    const relay = await signedInRelay(suite.cloud)
     const first = await relay.app.inject({ method: 'POST', url: '/api/cloud-backups/create' })
     expect(first.statusCode).toBe(202)
     const second = await relay.app.inject({ method: 'POST', url: '/api/cloud-backups/create' })
@@ -142,7 +86,7 @@ describe('relay cloud backups against the real cloud and its object store', () =
   })
 
   it('refuses a manual backup without a cloud session (401) or a license (403), leaving nothing behind', async () => {
-    const unsigned = await startLinkedRelay(cloud)
+    const unsigned = await startLinkedRelay(suite.cloud)
     const res = await unsigned.app.inject({ method: 'POST', url: '/api/cloud-backups/create' })
     expect(res.statusCode).toBe(401)
     expect(res.json()).toEqual({
@@ -152,20 +96,20 @@ describe('relay cloud backups against the real cloud and its object store', () =
     })
     expect((await unsigned.app.inject({ url: '/api/cloud-backups/status' })).statusCode).toBe(401)
 
-    const unlicensed = await signedInRelay(cloud, { licensed: false })
+    const unlicensed = await signedInRelay(suite.cloud, { licensed: false })
     const refused = await unlicensed.app.inject({ method: 'POST', url: '/api/cloud-backups/create' })
     expect(refused.statusCode).toBe(403)
     expect(refused.json()).toMatchObject({
       code: 'LICENSE_REQUIRED',
       error: 'Cloud backups require a valid Pro license',
     })
-    expect(tempFiles(unlicensed.dataDir)).toEqual([])
-    expect(await notificationTitles(unlicensed.app)).toEqual([])
+    expect(tempFiles(unlicensed)).toEqual([])
+    expect(await cloudNotificationTitles(unlicensed.app)).toEqual([])
   })
 
   it('skips scheduled cycles for each reason, logging each reason once', async () => {
     const clock = createTestClock(new Date())
-    const unsigned = await startLinkedRelay(cloud, { clock })
+    const unsigned = await startLinkedRelay(suite.cloud, { clock })
     const backups = unsigned.app.services.backups
     expect(await backups.runScheduledCycle()).toBe('skipped')
     expect(await backups.runScheduledCycle()).toBe('skipped')
@@ -173,25 +117,25 @@ describe('relay cloud backups against the real cloud and its object store', () =
       logs.filter((line) => line.includes('scheduled backup skipped') && line.includes(`"reason":"${reason}"`))
     expect(skipLines(unsigned.logs, 'no-session')).toHaveLength(1)
 
-    const unlicensed = await signedInRelay(cloud, { licensed: false, clock })
+    const unlicensed = await signedInRelay(suite.cloud, { licensed: false, clock })
     expect(await unlicensed.app.services.backups.runScheduledCycle()).toBe('skipped')
     expect(await unlicensed.app.services.backups.runScheduledCycle()).toBe('skipped')
     expect(skipLines(unlicensed.logs, 'no-license')).toHaveLength(1)
 
-    const disabled = await signedInRelay(cloud, { clock })
+    const disabled = await signedInRelay(suite.cloud, { clock })
     expect(await disabled.app.services.backups.runScheduledCycle()).toBe('skipped')
     expect(await disabled.app.services.backups.runScheduledCycle()).toBe('skipped')
     expect(skipLines(disabled.logs, 'disabled')).toHaveLength(1)
     for (const relay of [unsigned, unlicensed, disabled]) {
       expect(await listBackupsOrNone(relay.app)).toEqual([])
-      expect(tempFiles(relay.dataDir)).toEqual([])
-      expect(await notificationTitles(relay.app)).toEqual([])
+      expect(tempFiles(relay)).toEqual([])
+      expect(await cloudNotificationTitles(relay.app)).toEqual([])
     }
   })
 
   it('backs up when due: at once without a last backup, then at each frequency boundary', async () => {
     const clock = createTestClock(new Date())
-    const relay = await signedInRelay(cloud, { clock })
+    const relay = await signedInRelay(suite.cloud, { clock })
     const backups = relay.app.services.backups
     await saveSettings(relay.app, { enabled: true, frequency: 'daily' })
     expect(await backups.runScheduledCycle()).toBe('ran')
@@ -222,7 +166,7 @@ describe('relay cloud backups against the real cloud and its object store', () =
 
   it('skips a scheduled backup that would store nothing new, until something changed', async () => {
     const clock = createTestClock(new Date())
-    const relay = await signedInRelay(cloud, { clock })
+    const relay = await signedInRelay(suite.cloud, { clock })
     const backups = relay.app.services.backups
     await saveSettings(relay.app, { enabled: true, frequency: 'daily' })
     expect(await backups.runScheduledCycle()).toBe('ran')
@@ -248,9 +192,9 @@ describe('relay cloud backups against the real cloud and its object store', () =
   })
 
   it('fails a backup over quota with a notification and no temp file', async () => {
-    const relay = await signedInRelay(cloud)
+    const relay = await signedInRelay(suite.cloud)
     const now = new Date()
-    await cloud.database.db
+    await suite.cloud.database.db
       .insertInto('backups')
       .values(
         Array.from({ length: 500 }, (_, i) => ({
@@ -275,67 +219,48 @@ describe('relay cloud backups against the real cloud and its object store', () =
         "The account would hold more than the cloud's limit of 500 backups, even after deleting every older backup " +
         'of this relay: other relays of the account hold 500. Delete backups of the other relays.',
     })
-    expect(await notificationTitles(relay.app)).toEqual(['Backup failed'])
-    expect(tempFiles(relay.dataDir)).toEqual([])
+    expect(await cloudNotificationTitles(relay.app)).toEqual(['Backup failed'])
+    expect(tempFiles(relay)).toEqual([])
   })
 
   it('restores a backup: the data comes back, a safety copy stays, the sign-ins are kept', async () => {
-    const relay = await signedInRelay(cloud)
+    const relay = await signedInRelay(suite.cloud)
     await addCollector(relay.app, 'boiler room')
     const backup = await backUp(relay.app)
     await addCollector(relay.app, 'made after the backup')
     expect(await collectorNames(relay.app)).toHaveLength(2)
 
-    const res = await relay.app.inject({
-      method: 'POST',
-      url: `/api/cloud-backups/${backup.backupId}/restore`,
-      headers: json,
-      payload: '{}',
-    })
-    expect(res.statusCode, res.body).toBe(202)
-    const restore = await waitForOperation(relay.app, res.json().operationId)
+    const restore = await restoreBackup(relay.app, defined(backup.backupId))
     expect(restore).toMatchObject({ kind: 'restore', stage: 'done', error: null, backupId: backup.backupId })
     expect(await collectorNames(relay.app)).toEqual(['boiler room'])
     expect(readdirSync(path.join(relay.dataDir, 'pre-restore'))).toHaveLength(1)
     const status = (await relay.app.inject({ url: '/api/unified-auth/status' })).json()
     expect(status).toMatchObject({ backendAuthenticated: true, cloud: { userId: relay.user.id } })
-    expect(tempFiles(relay.dataDir)).toEqual([])
+    expect(tempFiles(relay)).toEqual([])
     // The relay goes on working on the restored file.
     await addCollector(relay.app, 'after the restore')
     expect(await collectorNames(relay.app)).toHaveLength(2)
   })
 
   it('refuses to restore a tampered archive and leaves the database untouched', async () => {
-    const relay = await signedInRelay(cloud)
+    const relay = await signedInRelay(suite.cloud)
     await addCollector(relay.app, 'original')
     const backup = await backUp(relay.app)
     await addCollector(relay.app, 'kept')
-    // Somebody changes the stored object: one flipped byte in the middle.
-    const objects = path.join(cloud.database.dataDir, 'objects')
-    const record = defined((await listBackups(relay.app)).find((listed) => listed.id === backup.backupId))
-    const stored = findObjectFile(objects, defined(record.sha256))
-    const bytes = readFileSync(stored)
-    const middle = Math.floor(bytes.length / 2)
-    bytes.writeUInt8(bytes.readUInt8(middle) ^ 0xff, middle)
-    writeFileSync(stored, bytes)
+    const record = await listedBackup(relay.app, defined(backup.backupId))
+    tamperWithStoredObject(suite.cloud, record.s3Key)
 
-    const res = await relay.app.inject({
-      method: 'POST',
-      url: `/api/cloud-backups/${backup.backupId}/restore`,
-      headers: json,
-      payload: '{}',
-    })
-    const restore = await waitForOperation(relay.app, res.json().operationId)
+    const restore = await restoreBackup(relay.app, defined(backup.backupId))
     expect(restore.stage).toBe('failed')
     expect(restore.error).toMatch(/checksum/)
     expect(await collectorNames(relay.app)).toEqual(['original', 'kept'])
     expect(existsSync(path.join(relay.dataDir, 'pre-restore'))).toBe(false)
-    expect(tempFiles(relay.dataDir)).toEqual([])
-    expect(await notificationTitles(relay.app)).toContain('Restore failed')
+    expect(tempFiles(relay)).toEqual([])
+    expect(await cloudNotificationTitles(relay.app)).toContain('Restore failed')
   })
 
   it('answers bad input with clear 4xx errors and changes nothing', async () => {
-    const relay = await signedInRelay(cloud)
+    const relay = await signedInRelay(suite.cloud)
     // Before a first save the cloud reports its defaults, stamped with the time of the read.
     const settingsNow = async () => {
       const { updatedAt: _at, ...settings } = (await relay.app.inject({ url: '/api/cloud-backups/status' })).json()
@@ -377,18 +302,12 @@ describe('relay cloud backups against the real cloud and its object store', () =
       expect(res.statusCode, url).toBe(404)
       expect(res.json()).toMatchObject({ success: false, code: 'NOT_FOUND' })
     }
-    const restore = await relay.app.inject({
-      method: 'POST',
-      url: `/api/cloud-backups/${unknown}/restore`,
-      headers: json,
-      payload: '{}',
-    })
-    expect((await waitForOperation(relay.app, restore.json().operationId)).error).toMatch(/no such backup/i)
+    expect((await restoreBackup(relay.app, unknown)).error).toMatch(/no such backup/i)
     expect(await settingsNow()).toEqual(before)
   })
 
   it('takes a consistent backup while another connection writes, and restores every row committed before it', async () => {
-    const relay = await signedInRelay(cloud)
+    const relay = await signedInRelay(suite.cloud)
     const writer = new SQLite(path.join(relay.dataDir, 'relay.db'))
     writer.pragma('busy_timeout = 5000')
     writer.exec('create table readings (id integer primary key, value real not null)')
@@ -410,13 +329,7 @@ describe('relay cloud backups against the real cloud and its object store', () =
     expect(backup.stage).toBe('done')
     expect(writes).toBeGreaterThan(0)
 
-    const res = await relay.app.inject({
-      method: 'POST',
-      url: `/api/cloud-backups/${backup.backupId}/restore`,
-      headers: json,
-      payload: '{}',
-    })
-    expect((await waitForOperation(relay.app, res.json().operationId)).stage).toBe('done')
+    expect((await restoreBackup(relay.app, defined(backup.backupId))).stage).toBe('done')
     const check = new SQLite(path.join(relay.dataDir, 'relay.db'), { readonly: true })
     expect(check.pragma('integrity_check', { simple: true })).toBe('ok')
     const restored = (check.prepare('select count(*) as n from readings').get() as { n: number }).n
@@ -439,8 +352,8 @@ describe('relay cloud backups when the object store misbehaves', () => {
       error: 'The object store refused the upload (403 AccessDenied)',
     })
     expect((await listBackups(relay.app)).map((backup) => backup.status)).toEqual(['pending'])
-    expect(await notificationTitles(relay.app)).toEqual(['Backup failed'])
-    expect(tempFiles(relay.dataDir)).toEqual([])
+    expect(await cloudNotificationTitles(relay.app)).toEqual(['Backup failed'])
+    expect(tempFiles(relay)).toEqual([])
   })
 
   it('fails when the cloud cannot confirm the upload (409): the backup is marked failed, never reported done', async () => {
@@ -451,24 +364,12 @@ describe('relay cloud backups when the object store misbehaves', () => {
     expect(operation.stage).toBe('failed')
     expect(operation.error).toMatch(/^Upload not accepted: no uploaded file/)
     expect((await listBackups(relay.app)).map((backup) => backup.status)).toEqual(['failed'])
-    expect(await notificationTitles(relay.app)).toEqual(['Backup failed'])
-    expect(tempFiles(relay.dataDir)).toEqual([])
+    expect(await cloudNotificationTitles(relay.app)).toEqual(['Backup failed'])
+    expect(tempFiles(relay)).toEqual([])
   })
 })
 
 async function listBackupsOrNone(app: RelayApp): Promise<BackupRecord[]> {
   const res = await app.inject({ url: '/api/cloud-backups/list' })
   return res.statusCode === 200 ? res.json().backups : []
-}
-
-/** The stored object with these bytes: the store is shared by every relay of the suite, and archives of
- * near-identical databases can have the same size. */
-function findObjectFile(folder: string, sha256: string): string {
-  for (const entry of readdirSync(folder, { recursive: true, withFileTypes: true })) {
-    const file = path.join(entry.parentPath, entry.name)
-    if (entry.isFile() && createHash('sha256').update(readFileSync(file)).digest('hex') === sha256) {
-      return file
-    }
-  }
-  throw new Error(`no stored object with SHA-256 ${sha256} under ${folder}`)
 }

@@ -1,13 +1,22 @@
 import { randomBytes } from 'node:crypto'
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import type { BackupOperation, BackupRecord } from '@relay/contracts'
+import type { BackupRecord } from '@relay/contracts'
 import { defined, tempDir } from '@relay/testkit'
 import SQLite from 'better-sqlite3'
 import type { InjectOptions } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { TestCloud } from '../../../cloud/test/cloud-server.js'
-import { addCloudUser, signInThroughCloud, startCloud, startLinkedRelay } from '../../test/cloud.js'
+import { describe, expect, it } from 'vitest'
+import {
+  addCollector,
+  backUp,
+  collectorNames,
+  listBackups,
+  restoreBackup,
+  signedInRelay,
+  tempFiles,
+  useCloud,
+} from '../../test/backups.js'
+import { addCloudUser, signInThroughCloud, startLinkedRelay } from '../../test/cloud.js'
 import { filesUnder, findLeaks, type Haystack } from '../../test/secret-scan.js'
 import { readZipEntries } from '../../test/zip-entries.js'
 import type { RelayApp } from '../app.js'
@@ -17,13 +26,6 @@ import { decryptBackupArchive } from './archive/encryption.js'
 const json = { 'content-type': 'application/json' }
 const passphrase = 'granite kettle 42 violet orbit'
 const encryptionUrl = '/api/cloud-backups/encryption'
-
-async function signedInRelay(cloud: TestCloud) {
-  const user = await addCloudUser(cloud)
-  const relay = await startLinkedRelay(cloud)
-  await signInThroughCloud(cloud, relay.url, user.email)
-  return relay
-}
 
 /** Every response body the test saw, to prove the passphrase never comes back. */
 function recordedReplies() {
@@ -38,63 +40,15 @@ function recordedReplies() {
   }
 }
 
-async function waitForOperation(app: RelayApp, id: string): Promise<BackupOperation> {
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    const operation = (await app.inject({ url: `/api/cloud-backups/operations/${id}` })).json() as BackupOperation
-    if (operation.stage === 'done' || operation.stage === 'failed') {
-      return operation
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`operation ${id} still ${operation.stage}`)
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
-async function addCollector(app: RelayApp, name: string) {
-  await app.services.sources.createCollector({
-    name,
-    collectorType: 'Virtual',
-    pollRateMs: 60_000,
-    settings: { sensorCount: 2 },
-  })
-}
-
-async function collectorNames(app: RelayApp): Promise<string[]> {
-  return (await app.inject({ url: '/api/collectors' })).json().map((c: { name: string }) => c.name)
-}
-
-function tempFiles(dataDir: string): string[] {
-  const folder = path.join(dataDir, 'tmp')
-  return existsSync(folder) ? readdirSync(folder) : []
-}
-
 describe('encrypted cloud backups against the real cloud', () => {
-  let cloud: TestCloud
-
-  beforeAll(async () => {
-    cloud = await startCloud()
-  })
-
-  afterAll(async () => {
-    await cloud?.close()
-  })
+  const suite = useCloud()
 
   it('encrypts backups with the relay passphrase, restores them with it or a typed one, and never leaks it', async () => {
-    const relay = await signedInRelay(cloud)
+    const relay = await signedInRelay(suite.cloud)
     const { app, dataDir } = relay
     const seen = recordedReplies()
-    const restore = async (backupId: string, body: object) => {
-      const res = await seen.inject(app, {
-        method: 'POST',
-        url: `/api/cloud-backups/${backupId}/restore`,
-        headers: json,
-        payload: JSON.stringify(body),
-      })
-      expect(res.statusCode, res.body).toBe(202)
-      return waitForOperation(app, res.json().operationId)
-    }
+    const recorded = { send: (request: InjectOptions & { url: string }) => seen.inject(app, request) }
+    const restore = (backupId: string, body: object) => restoreBackup(app, backupId, body, recorded)
     const safetyCopies = () => readdirSync(path.join(dataDir, 'pre-restore')).length
 
     expect((await seen.inject(app, { url: encryptionUrl })).json()).toEqual({
@@ -113,8 +67,7 @@ describe('encrypted cloud backups against the real cloud', () => {
     expect((await seen.inject(app, { url: encryptionUrl })).json()).toEqual(set.json())
 
     await addCollector(app, 'boiler room')
-    const created = await seen.inject(app, { method: 'POST', url: '/api/cloud-backups/create' })
-    const backup = await waitForOperation(app, created.json().operationId)
+    const backup = await backUp(app, recorded)
     expect(backup).toMatchObject({ stage: 'done', error: null })
     expect(backup.filename).toMatch(/^relay-backup-\d{8}T\d{6}Z\.encrypted\.zip$/)
     const backupId = defined(backup.backupId)
@@ -123,7 +76,7 @@ describe('encrypted cloud backups against the real cloud', () => {
       status: 'completed',
       filename: backup.filename,
     })
-    expect(tempFiles(dataDir)).toEqual([])
+    expect(tempFiles(relay)).toEqual([])
 
     // What the cloud stores is the encrypted archive: a header and ciphertext, no readable backup in it.
     const stored = (await app.inject({ url: `/api/cloud-backups/${backupId}/download` })).rawPayload
@@ -168,17 +121,14 @@ describe('encrypted cloud backups against the real cloud', () => {
     // Neither touched the relay: same data, no safety copy taken, no work file left.
     expect(await collectorNames(app)).toEqual(['boiler room', 'made after the restore'])
     expect(safetyCopies()).toBe(copies)
-    expect(tempFiles(dataDir)).toEqual([])
+    expect(tempFiles(relay)).toEqual([])
 
     expect(await restore(backupId, { passphrase })).toMatchObject({ stage: 'done', error: null })
     expect(await collectorNames(app)).toEqual(['boiler room'])
     expect((await seen.inject(app, { url: encryptionUrl })).json()).toEqual(removed.json())
 
     // Without a passphrase, backups go up as plain archives again.
-    const plain = await waitForOperation(
-      app,
-      (await seen.inject(app, { method: 'POST', url: '/api/cloud-backups/create' })).json().operationId,
-    )
+    const plain = await backUp(app, recorded)
     expect(plain.filename).toMatch(/^relay-backup-\d{8}T\d{6}Z\.zip$/)
 
     // The passphrase is in no reply, no log line, and nowhere in the relay's data folder in plaintext.
@@ -190,7 +140,7 @@ describe('encrypted cloud backups against the real cloud', () => {
   })
 
   it('answers bad input with 400 and leaks nothing of what was sent', async () => {
-    const relay = await startLinkedRelay(cloud)
+    const relay = await startLinkedRelay(suite.cloud)
     const seen = recordedReplies()
     const secret = 'a passphrase nobody may see'
     const bad: Array<[string, string, string]> = [
@@ -229,15 +179,14 @@ describe('encrypted cloud backups against the real cloud', () => {
   })
 
   it('keeps the passphrase through a restore that brings another key', async () => {
-    const user = await addCloudUser(cloud)
-    const [other, relay] = [await startLinkedRelay(cloud), await startLinkedRelay(cloud)]
+    const user = await addCloudUser(suite.cloud)
+    const [other, relay] = [await startLinkedRelay(suite.cloud), await startLinkedRelay(suite.cloud)]
     for (const { url } of [other, relay]) {
-      await signInThroughCloud(cloud, url, user.email)
+      await signInThroughCloud(suite.cloud, url, user.email)
     }
     const settings = await other.app.services.backups.saveSettings({ includeKeys: true })
     expect(settings.includeKeys).toBe(true)
-    const created = await other.app.inject({ method: 'POST', url: '/api/cloud-backups/create' })
-    const withKeys = await waitForOperation(other.app, created.json().operationId)
+    const withKeys = await backUp(other.app)
     expect(withKeys.stage).toBe('done')
 
     await relay.app.inject({
@@ -248,19 +197,12 @@ describe('encrypted cloud backups against the real cloud', () => {
     })
     const keyFile = path.join(relay.dataDir, 'keys', 'secrets.key')
     const keyBefore = readFileSync(keyFile)
-    const restoring = await relay.app.inject({
-      method: 'POST',
-      url: `/api/cloud-backups/${withKeys.backupId}/restore`,
-      headers: json,
-      payload: '{}',
-    })
-    expect((await waitForOperation(relay.app, restoring.json().operationId)).stage).toBe('done')
+    expect((await restoreBackup(relay.app, defined(withKeys.backupId))).stage).toBe('done')
     expect(readFileSync(keyFile).equals(keyBefore)).toBe(false)
 
     // Sealed again under the key the restore brought: the next backup is encrypted with the same passphrase.
     expect((await relay.app.inject({ url: encryptionUrl })).json()).toMatchObject({ enabled: true })
-    const next = await relay.app.inject({ method: 'POST', url: '/api/cloud-backups/create' })
-    const encrypted = await waitForOperation(relay.app, next.json().operationId)
+    const encrypted = await backUp(relay.app)
     expect(encrypted).toMatchObject({ stage: 'done', filename: expect.stringMatching(/\.encrypted\.zip$/) })
     const work = tempDir('relay-encrypted-download-')
     try {
@@ -278,7 +220,7 @@ describe('encrypted cloud backups against the real cloud', () => {
   })
 
   it('fails a backup rather than upload it in the clear when the stored passphrase cannot be read', async () => {
-    const relay = await signedInRelay(cloud)
+    const relay = await signedInRelay(suite.cloud)
     const set = await relay.app.inject({
       method: 'PUT',
       url: encryptionUrl,
@@ -292,13 +234,12 @@ describe('encrypted cloud backups against the real cloud', () => {
     sqlite.prepare("update app_settings set value = ? where key = 'backups.encryption'").run(stored)
     sqlite.close()
 
-    const created = await relay.app.inject({ method: 'POST', url: '/api/cloud-backups/create' })
-    const operation = await waitForOperation(relay.app, created.json().operationId)
+    const operation = await backUp(relay.app)
     expect(operation).toMatchObject({
       stage: 'failed',
       error: "The backup passphrase stored on this relay cannot be read with the relay's key; set it again",
     })
-    expect((await relay.app.inject({ url: '/api/cloud-backups/list' })).json().backups).toEqual([])
-    expect(tempFiles(relay.dataDir)).toEqual([])
+    expect(await listBackups(relay.app)).toEqual([])
+    expect(tempFiles(relay)).toEqual([])
   })
 })

@@ -1,27 +1,28 @@
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { BackupOperation, BackupRecord, OperationStage, UploadGrant } from '@relay/contracts'
+import type { BackupOperation, OperationStage, UploadGrant } from '@relay/contracts'
 import { freePort, tempDir, waitFor } from '@relay/testkit'
 import SQLite from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
-import { addCloudUser, signInThroughCloud, type startLinkedRelay } from '../../test/cloud.js'
+import {
+  backendIdOf,
+  backUpUntilIdle,
+  cloudNotificationMessages,
+  type LinkedRelay,
+  listBackups,
+  tempFiles,
+} from '../../test/backups.js'
+import { addCloudUser, signInThroughCloud } from '../../test/cloud.js'
 import { useCloudBehindFaultProxy } from '../../test/cloud-behind-proxy.js'
 import type { RelayApp } from '../app.js'
 
-type Relay = Awaited<ReturnType<typeof startLinkedRelay>>
-
-function backendIdOf(dataDir: string): string {
-  return JSON.parse(readFileSync(path.join(dataDir, 'identity.json'), 'utf8')).backendId
-}
-
 /** A record at the cloud as request-upload leaves it: pending, nothing uploaded yet. */
-async function requestUpload(relay: Relay): Promise<string> {
+async function requestUpload(relay: LinkedRelay): Promise<string> {
   const grant = await relay.app.services.cloud.request<UploadGrant>('POST', '/cloud-backups/request-upload', {
     filename: 'relay-backup-20261122T130501Z.zip',
-    backendId: backendIdOf(relay.dataDir),
+    backendId: backendIdOf(relay),
     uncompressedSize: 4096,
     compressedSize: 1024,
     sha256: 'a'.repeat(64),
@@ -58,40 +59,25 @@ function unfinishedRows(dataDir: string): { id: string; interrupted_at: string |
   }
 }
 
+function failureNotifications(app: RelayApp): Promise<string[]> {
+  return cloudNotificationMessages(app, { titled: 'Backup failed' })
+}
+
 async function operationsOf(app: RelayApp): Promise<BackupOperation[]> {
   const res = await app.inject({ url: '/api/cloud-backups/operations' })
   expect(res.statusCode, res.body).toBe(200)
   return res.json().operations
 }
 
-async function cloudRecords(app: RelayApp): Promise<BackupRecord[]> {
-  const res = await app.inject({ url: '/api/cloud-backups/list' })
-  expect(res.statusCode, res.body).toBe(200)
-  return res.json().backups
-}
-
-async function failureNotifications(app: RelayApp): Promise<string[]> {
-  const res = await app.inject({ url: '/api/notifications/history?category=cloud' })
-  return res
-    .json()
-    .notifications.filter((n: { title: string }) => n.title === 'Backup failed')
-    .map((n: { message: string }) => n.message)
-}
-
-function tempFiles(dataDir: string): string[] {
-  const folder = path.join(dataDir, 'tmp')
-  return existsSync(folder) ? readdirSync(folder) : []
-}
-
 describe('a backup the relay was stopped in, found at the next start', () => {
   const net = useCloudBehindFaultProxy()
   const signedInRelay = net.signedInRelay
-  const restart = (relay: Relay) => net.startRelay(relay.dataDir)
+  const restart = (relay: LinkedRelay) => net.startRelay(relay.dataDir)
 
   it('records it as failed, notifies once, and releases the pending cloud record', async () => {
     const relay = await signedInRelay()
     const backupId = await requestUpload(relay)
-    expect((await cloudRecords(relay.app)).map((record) => [record.id, record.status])).toEqual([[backupId, 'pending']])
+    expect((await listBackups(relay.app)).map((record) => [record.id, record.status])).toEqual([[backupId, 'pending']])
     await relay.app.close()
     const id = leaveUnfinished(relay.dataDir, { stage: 'uploading', backupId })
 
@@ -112,7 +98,7 @@ describe('a backup the relay was stopped in, found at the next start', () => {
     expect(await failureNotifications(restarted.app)).toEqual([
       'The backup was interrupted: the relay stopped while uploading it to the cloud',
     ])
-    expect(await cloudRecords(restarted.app)).toEqual([])
+    expect(await listBackups(restarted.app)).toEqual([])
     expect(unfinishedRows(restarted.dataDir)).toEqual([])
 
     // Handled for good: the next start reports nothing again.
@@ -143,16 +129,14 @@ describe('a backup the relay was stopped in, found at the next start', () => {
 
   it('keeps a backup the cloud had confirmed when the relay stopped before hearing so', async () => {
     const relay = await signedInRelay()
-    const operation = await relay.app.services.backups.startBackup('manual')
-    await relay.app.services.backups.idle()
-    expect(relay.app.services.backups.getOperation(operation.id).stage).toBe('done')
+    const operation = await backUpUntilIdle(relay.app, { expectDone: true })
     const backupId = operation.backupId ?? ''
     await relay.app.close()
     leaveUnfinished(relay.dataDir, { stage: 'confirming', backupId })
 
     const restarted = await restart(relay)
     await restarted.app.services.backups.idle()
-    expect((await cloudRecords(restarted.app)).map((record) => [record.id, record.status])).toEqual([
+    expect((await listBackups(restarted.app)).map((record) => [record.id, record.status])).toEqual([
       [backupId, 'completed'],
     ])
     expect(unfinishedRows(restarted.dataDir)).toEqual([])
@@ -160,10 +144,7 @@ describe('a backup the relay was stopped in, found at the next start', () => {
 
   it('a restore brings back neither the row of the backup that made it nor loses a row awaiting release', async () => {
     const relay = await signedInRelay()
-    const { backups } = relay.app.services
-    const made = await backups.startBackup('manual')
-    await backups.idle()
-    expect(backups.getOperation(made.id).stage).toBe('done')
+    const made = await backUpUntilIdle(relay.app, { expectDone: true })
     // A record awaiting release when the restore runs: it belongs to the present, not to the backup.
     const leftover = await requestUpload(relay)
     await relay.app.close()
@@ -186,7 +167,7 @@ describe('a backup the relay was stopped in, found at the next start', () => {
     expect(await failureNotifications(again.app)).toEqual([])
     expect(await operationsOf(again.app)).toEqual([])
     expect(unfinishedRows(again.dataDir)).toEqual([])
-    expect((await cloudRecords(again.app)).map((record) => record.id)).toEqual([made.backupId])
+    expect((await listBackups(again.app)).map((record) => record.id)).toEqual([made.backupId])
   })
 
   it('keeps the record to release while the cloud cannot be reached, and releases it at a later cycle', async () => {
@@ -201,7 +182,7 @@ describe('a backup the relay was stopped in, found at the next start', () => {
       await restarted.app.services.backups.idle()
       expect(await failureNotifications(restarted.app)).toHaveLength(1)
       expect(unfinishedRows(restarted.dataDir)).toEqual([{ id, interrupted_at: expect.any(String) }])
-      expect((await cloudRecords(restarted.app)).map((record) => record.id)).toEqual([backupId])
+      expect((await listBackups(restarted.app)).map((record) => record.id)).toEqual([backupId])
       // A cycle while the cloud still refuses changes nothing.
       await restarted.app.services.backups.runScheduledCycle()
       expect(unfinishedRows(restarted.dataDir)).toHaveLength(1)
@@ -216,7 +197,7 @@ describe('a backup the relay was stopped in, found at the next start', () => {
       net.proxy.inject(() => undefined)
       await again.app.services.backups.runScheduledCycle()
       expect(unfinishedRows(again.dataDir)).toEqual([])
-      expect(await cloudRecords(again.app)).toEqual([])
+      expect(await listBackups(again.app)).toEqual([])
     } finally {
       net.proxy.inject(() => undefined)
     }
@@ -283,9 +264,9 @@ describe('a backup the relay was stopped in, found at the next start', () => {
       expect(await failureNotifications(restarted.app)).toEqual([
         'The backup was interrupted: the relay stopped while uploading it to the cloud',
       ])
-      expect(await cloudRecords(restarted.app)).toEqual([])
+      expect(await listBackups(restarted.app)).toEqual([])
       expect(unfinishedRows(folder.path)).toEqual([])
-      expect(tempFiles(folder.path)).toEqual([])
+      expect(tempFiles(restarted)).toEqual([])
       await restarted.app.close()
     } finally {
       net.proxy.inject(() => undefined)

@@ -9,6 +9,7 @@ import { InputField } from '../ui/Field'
 import { FormAlert } from '../ui/FormAlert'
 import form from '../ui/form.module.css'
 import { Panel } from '../ui/Panel'
+import { QueryStatus } from '../ui/QueryStatus'
 import { RelativeTime } from '../ui/RelativeTime'
 import styles from './EncryptionPanel.module.css'
 import { encryptionKey, useBackupEncryption } from './use-backup-encryption'
@@ -48,17 +49,11 @@ export function EncryptionPanel() {
       className={styles.panel}
       testId="backup-encryption"
     >
-      {encryption.isPending && (
-        <p role="status" className={common.mutedText}>
-          Reading the encryption setting…
-        </p>
-      )}
-      {encryption.isError && (
-        <div role="alert" className={common.alert}>
-          <strong>Could not read the encryption setting</strong>
-          <p>{encryption.error.message}</p>
-        </div>
-      )}
+      <QueryStatus
+        query={encryption}
+        loading="Reading the encryption setting…"
+        failed="Could not read the encryption setting"
+      />
       {encryption.data && <EncryptionSetting status={encryption.data} />}
     </Panel>
   )

@@ -13,6 +13,7 @@ import common from '../ui/common.module.css'
 import { FormAlert } from '../ui/FormAlert'
 import form from '../ui/form.module.css'
 import { Panel } from '../ui/Panel'
+import { QueryStatus } from '../ui/QueryStatus'
 import { SettingRow } from '../ui/SettingRow'
 import pageStyles from './BackupsPage.module.css'
 import styles from './KeepPolicyPanel.module.css'
@@ -69,17 +70,12 @@ export function KeepPolicyPanel({ frequency }: { frequency: BackupFrequency }) {
       className={styles.panel}
       testId="keep-policy"
     >
-      {retention.isPending && (
-        <p role="status" className={`${common.mutedText} ${styles.state}`}>
-          Reading the keep policy…
-        </p>
-      )}
-      {retention.isError && (
-        <div role="alert" className={`${common.alert} ${styles.state}`}>
-          <strong>Could not read the keep policy</strong>
-          <p>{retention.error.message}</p>
-        </div>
-      )}
+      <QueryStatus
+        query={retention}
+        loading="Reading the keep policy…"
+        failed="Could not read the keep policy"
+        className={styles.state}
+      />
       {retention.data && <KeepPolicyForm reply={retention.data} frequency={frequency} />}
     </Panel>
   )

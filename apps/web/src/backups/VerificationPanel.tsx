@@ -9,6 +9,7 @@ import common from '../ui/common.module.css'
 import { Fact } from '../ui/Fact'
 import form from '../ui/form.module.css'
 import { Panel } from '../ui/Panel'
+import { QueryStatus } from '../ui/QueryStatus'
 import { RelativeTime } from '../ui/RelativeTime'
 import { SettingRow } from '../ui/SettingRow'
 import pageStyles from './BackupsPage.module.css'
@@ -35,17 +36,11 @@ export function VerificationPanel() {
       className={styles.panel}
       testId="backup-verification-panel"
     >
-      {overview.isPending && (
-        <p role="status" className={common.mutedText}>
-          Reading the verification setting…
-        </p>
-      )}
-      {overview.isError && (
-        <div role="alert" className={common.alert}>
-          <strong>Could not read the verification setting</strong>
-          <p>{overview.error.message}</p>
-        </div>
-      )}
+      <QueryStatus
+        query={overview}
+        loading="Reading the verification setting…"
+        failed="Could not read the verification setting"
+      />
       {overview.data && (
         <div className={styles.body}>
           <SettingRow

@@ -1,30 +1,22 @@
 import { randomUUID } from 'node:crypto'
-import { type BackupOperation, defaultKeepPolicy, keepNothingMessage, MB } from '@relay/contracts'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { defaultKeepPolicy, keepNothingMessage, MB } from '@relay/contracts'
+import { describe, expect, it } from 'vitest'
 import type { TestCloud } from '../../../../cloud/test/cloud-server.js'
 import {
-  addCloudUser,
-  createShiftedClock,
-  signInThroughCloud,
-  startCloud,
-  startLinkedRelay,
-} from '../../../test/cloud.js'
+  backUpUntilIdle,
+  cloudNotificationMessages,
+  type LinkedRelay,
+  listBackups,
+  signedInRelay,
+  useCloud,
+} from '../../../test/backups.js'
+import { startLinkedRelay } from '../../../test/cloud.js'
 import { useCloudBehindFaultProxy } from '../../../test/cloud-behind-proxy.js'
 import type { RelayApp } from '../../app.js'
 import { deletionReasons } from './quota-fit.js'
 
-type Relay = Awaited<ReturnType<typeof startLinkedRelay>>
-
 const json = { 'content-type': 'application/json' }
 const day = 24 * 60 * 60 * 1000
-
-async function signedInRelay(cloud: TestCloud) {
-  const user = await addCloudUser(cloud)
-  const relay = await startLinkedRelay(cloud)
-  await signInThroughCloud(cloud, relay.url, user.email)
-  const backendId: string = (await relay.app.inject({ url: '/api/health' })).json().backendId
-  return { ...relay, user, backendId }
-}
 
 /** Records in the cloud as if uploaded earlier: `sizes` in MB, the first the oldest, one a day up to yesterday. */
 async function seedBackups(cloud: TestCloud, userId: string, backendId: string, sizes: number[]): Promise<string[]> {
@@ -48,13 +40,6 @@ async function seedBackups(cloud: TestCloud, userId: string, backendId: string, 
   return rows.map((row) => row.id)
 }
 
-async function backUp(relay: Relay): Promise<BackupOperation> {
-  const { backups } = relay.app.services
-  const started = await backups.startBackup('manual')
-  await backups.idle()
-  return backups.getOperation(started.id)
-}
-
 /** Every backup of the account, newest first, as the cloud holds them. */
 async function cloudRecords(cloud: TestCloud, userId: string) {
   return cloud.database.db
@@ -69,41 +54,28 @@ async function putPolicy(app: RelayApp, payload: string) {
   return app.inject({ method: 'PUT', url: '/api/cloud-backups/retention', headers: json, payload })
 }
 
-async function notificationMessages(app: RelayApp): Promise<string[]> {
-  const res = await app.inject({ url: '/api/notifications/history?category=cloud' })
-  return res.json().notifications.map((n: { message: string }) => n.message)
-}
-
-const deletionLines = (relay: Relay) =>
+const deletionLines = (relay: LinkedRelay) =>
   relay.logs.filter((line) => line.includes('deleted a cloud backup')).map((line) => JSON.parse(line))
 
 describe('backup retention against the real cloud', () => {
-  let cloud: TestCloud
-
-  beforeAll(async () => {
-    cloud = await startCloud(createShiftedClock())
-  })
-
-  afterAll(async () => {
-    await cloud?.close()
-  })
+  const suite = useCloud()
 
   it('makes room in a full quota by deleting the oldest backup outside the policy, then applies the policy', async () => {
-    const relay = await signedInRelay(cloud)
+    const relay = await signedInRelay(suite.cloud)
     const saved = await putPolicy(
       relay.app,
       JSON.stringify({ keepLast: 2, keepDaily: 3, keepWeekly: 0, keepMonthly: 0 }),
     )
     expect(saved.statusCode, saved.body).toBe(200)
     // Ten days of this relay at 45 MB and another relay's 50 MB: one byte short of 500 MB.
-    const own = await seedBackups(cloud, relay.user.id, relay.backendId, Array(10).fill(45))
-    const [otherRelay] = await seedBackups(cloud, relay.user.id, 'another-relay', [50 - 1 / MB])
+    const own = await seedBackups(suite.cloud, relay.user.id, relay.backendId, Array(10).fill(45))
+    const [otherRelay] = await seedBackups(suite.cloud, relay.user.id, 'another-relay', [50 - 1 / MB])
 
-    const operation = await backUp(relay)
+    const operation = await backUpUntilIdle(relay.app)
     expect(operation.stage, operation.error ?? '').toBe('done')
 
     // Kept: the new backup and the two days before it (keepDaily 3; keepLast 2 within them), and the other relay's.
-    const left = await cloudRecords(cloud, relay.user.id)
+    const left = await cloudRecords(suite.cloud, relay.user.id)
     expect(left.map((record) => record.id).sort()).toEqual([operation.backupId, own[9], own[8], otherRelay].sort())
     expect(left.every((record) => record.status === 'completed')).toBe(true)
     const deletions = deletionLines(relay)
@@ -124,14 +96,14 @@ describe('backup retention against the real cloud', () => {
   })
 
   it('deletes backups the policy keeps when nothing else makes room, but never the newest', async () => {
-    const relay = await signedInRelay(cloud)
+    const relay = await signedInRelay(suite.cloud)
     // The default policy keeps all three (the last three); other relays fill the rest.
-    const own = await seedBackups(cloud, relay.user.id, relay.backendId, [45, 45, 45])
-    await seedBackups(cloud, relay.user.id, 'another-relay', [365 - 1 / MB])
+    const own = await seedBackups(suite.cloud, relay.user.id, relay.backendId, [45, 45, 45])
+    await seedBackups(suite.cloud, relay.user.id, 'another-relay', [365 - 1 / MB])
 
-    const operation = await backUp(relay)
+    const operation = await backUpUntilIdle(relay.app)
     expect(operation.stage, operation.error ?? '').toBe('done')
-    const ownLeft = (await cloudRecords(cloud, relay.user.id)).filter((r) => r.backend_id === relay.backendId)
+    const ownLeft = (await cloudRecords(suite.cloud, relay.user.id)).filter((r) => r.backend_id === relay.backendId)
     expect(ownLeft.map((record) => record.id)).toEqual([operation.backupId, own[2], own[1]])
     expect(deletionLines(relay)).toEqual([
       expect.objectContaining({ backupId: own[0], reason: deletionReasons.keptByPolicy }),
@@ -142,37 +114,37 @@ describe('backup retention against the real cloud', () => {
   })
 
   it('fails a backup that cannot fit, saying what to change, and deletes nothing', async () => {
-    const relay = await signedInRelay(cloud)
-    const [newest] = await seedBackups(cloud, relay.user.id, relay.backendId, [20])
-    await seedBackups(cloud, relay.user.id, 'another-relay', [480])
-    const before = await cloudRecords(cloud, relay.user.id)
+    const relay = await signedInRelay(suite.cloud)
+    const [newest] = await seedBackups(suite.cloud, relay.user.id, relay.backendId, [20])
+    await seedBackups(suite.cloud, relay.user.id, 'another-relay', [480])
+    const before = await cloudRecords(suite.cloud, relay.user.id)
 
-    const operation = await backUp(relay)
+    const operation = await backUpUntilIdle(relay.app)
     expect(operation.stage).toBe('failed')
     expect(operation.error).toMatch(/^This backup \(\d+ kB\) does not fit in the account's 500\.0 MB of cloud storage/)
     expect(operation.error).toContain("this relay's newest backup, which is always kept, uses 20.0 MB")
     expect(operation.error).toContain('other relays of the account use 480.0 MB')
     expect(operation.error).toContain('Delete backups of the other relays')
-    expect(await notificationMessages(relay.app)).toEqual([`The backup failed: ${operation.error}`])
-    expect(await cloudRecords(cloud, relay.user.id)).toEqual(before)
+    expect(await cloudNotificationMessages(relay.app)).toEqual([`The backup failed: ${operation.error}`])
+    expect(await cloudRecords(suite.cloud, relay.user.id)).toEqual(before)
     expect(before.map((record) => record.id)).toContain(newest)
     expect(deletionLines(relay)).toEqual([])
   })
 
   it('pages through more backups than the cloud lists at once, pruning the oldest', async () => {
-    const relay = await signedInRelay(cloud)
+    const relay = await signedInRelay(suite.cloud)
     const saved = await putPolicy(relay.app, '{"keepLast": 1, "keepDaily": 0, "keepWeekly": 0, "keepMonthly": 0}')
     expect(saved.statusCode, saved.body).toBe(200)
-    await seedBackups(cloud, relay.user.id, relay.backendId, Array(130).fill(0.001))
+    await seedBackups(suite.cloud, relay.user.id, relay.backendId, Array(130).fill(0.001))
 
-    const operation = await backUp(relay)
+    const operation = await backUpUntilIdle(relay.app)
     expect(operation.stage, operation.error ?? '').toBe('done')
-    expect((await cloudRecords(cloud, relay.user.id)).map((record) => record.id)).toEqual([operation.backupId])
+    expect((await cloudRecords(suite.cloud, relay.user.id)).map((record) => record.id)).toEqual([operation.backupId])
     expect(deletionLines(relay)).toHaveLength(130)
   })
 
   it('keeps the policy in the relay, refuses bad input with 400 and changes nothing', async () => {
-    const relay = await signedInRelay(cloud)
+    const relay = await signedInRelay(suite.cloud)
     const first = (await relay.app.inject({ url: '/api/cloud-backups/retention' })).json()
     expect(first).toMatchObject({ success: true, policy: defaultKeepPolicy, reason: null })
     expect(first.projection).toMatchObject({ backupBytes: null, fit: null, policyKeeps: 14 })
@@ -220,7 +192,7 @@ describe('backup retention against the real cloud', () => {
   })
 
   it('answers with the policy and a reason, but no projection, when the relay is not signed in', async () => {
-    const relay = await startLinkedRelay(cloud)
+    const relay = await startLinkedRelay(suite.cloud)
     const res = await relay.app.inject({ url: '/api/cloud-backups/retention' })
     expect(res.statusCode, res.body).toBe(200)
     expect(res.json()).toEqual({
@@ -255,19 +227,18 @@ describe('backup retention when the cloud does not answer', () => {
     expect(
       (await putPolicy(relay.app, '{"keepLast": 1, "keepDaily": 0, "keepWeekly": 0, "keepMonthly": 0}')).statusCode,
     ).toBe(200)
-    const first = await backUp(relay)
+    const first = await backUpUntilIdle(relay.app)
     net.proxy.inject((req) =>
       req.method === 'DELETE' && req.url?.startsWith('/cloud-backups/') ? 'refuse' : undefined,
     )
-    const second = await backUp(relay)
+    const second = await backUpUntilIdle(relay.app)
     net.proxy.inject(() => undefined)
     expect([first.stage, second.stage, second.error]).toEqual(['done', 'done', null])
     expect(relay.logs.some((line) => line.includes('backups outside the keep policy not deleted'))).toBe(true)
-    const listed = async () =>
-      (await relay.app.inject({ url: '/api/cloud-backups/list' })).json().backups.map((b: { id: string }) => b.id)
+    const listed = async () => (await listBackups(relay.app)).map((backup) => backup.id)
     expect(await listed()).toEqual([second.backupId, first.backupId])
 
-    const third = await backUp(relay)
+    const third = await backUpUntilIdle(relay.app)
     expect(third.stage).toBe('done')
     expect(await listed()).toEqual([third.backupId])
   })

@@ -1,66 +1,47 @@
 import { createHash } from 'node:crypto'
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { crc32 } from 'node:zlib'
-import type { BackupOperation, RelayBackupRecord, UploadGrant, VerificationOverview } from '@relay/contracts'
-import { createTestClock, defined, type TestClock, tempDir } from '@relay/testkit'
+import type { BackupOperation, UploadGrant, VerificationOverview } from '@relay/contracts'
+import { createTestClock, defined, tempDir } from '@relay/testkit'
 import SQLite from 'better-sqlite3'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { TestCloud } from '../../../../cloud/test/cloud-server.js'
+import { describe, expect, it } from 'vitest'
 import {
-  addCloudUser,
-  createShiftedClock,
-  signInThroughCloud,
-  startCloud,
-  startLinkedRelay,
-} from '../../../test/cloud.js'
+  backendIdOf,
+  backUpUntilIdle,
+  cloudNotificationMessages,
+  cloudNotificationTitles,
+  type LinkedRelay,
+  listedBackup,
+  signedInRelay,
+  storedObjectFile,
+  tamperWithStoredObject,
+  tempFiles,
+  useCloud,
+} from '../../../test/backups.js'
+import { startCloud, startLinkedRelay } from '../../../test/cloud.js'
 import { migrations } from '../../db/migrations/index.js'
 import { uploadFile } from '../transfer.js'
-
-type Relay = Awaited<ReturnType<typeof startLinkedRelay>>
 
 const json = { 'content-type': 'application/json' }
 const day = 24 * 60 * 60 * 1000
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex')
 
-async function signedInRelay(cloud: TestCloud, clock?: TestClock): Promise<Relay> {
-  const user = await addCloudUser(cloud)
-  const relay = await startLinkedRelay(cloud, { clock })
-  await signInThroughCloud(cloud, relay.url, user.email)
-  return relay
-}
-
-/** Runs a manual backup to its end; the finished operation. */
-async function backUp(relay: Relay): Promise<BackupOperation> {
-  const { backups } = relay.app.services
-  const started = await backups.startBackup('manual')
-  await backups.idle()
-  const operation = backups.getOperation(started.id)
-  expect(operation.stage, operation.error ?? '').toBe('done')
-  return operation
-}
-
 /** POST …/verify, then the operation once it has finished. */
-async function verify(relay: Relay, backupId: string): Promise<BackupOperation> {
+async function verify(relay: LinkedRelay, backupId: string): Promise<BackupOperation> {
   const res = await relay.app.inject({ method: 'POST', url: `/api/cloud-backups/${backupId}/verify` })
   expect(res.statusCode, res.body).toBe(202)
   await relay.app.services.backups.idle()
   return relay.app.services.backups.getOperation(res.json().operationId)
 }
 
-async function listed(relay: Relay, backupId: string): Promise<RelayBackupRecord> {
-  const res = await relay.app.inject({ url: '/api/cloud-backups/list' })
-  expect(res.statusCode, res.body).toBe(200)
-  return defined((res.json().backups as RelayBackupRecord[]).find((backup) => backup.id === backupId))
-}
-
-async function overview(relay: Relay): Promise<VerificationOverview> {
+async function overview(relay: LinkedRelay): Promise<VerificationOverview> {
   const res = await relay.app.inject({ url: '/api/cloud-backups/verification' })
   expect(res.statusCode, res.body).toBe(200)
   return res.json()
 }
 
-async function setFrequency(relay: Relay, frequency: string): Promise<VerificationOverview> {
+async function setFrequency(relay: LinkedRelay, frequency: string): Promise<VerificationOverview> {
   const res = await relay.app.inject({
     method: 'PUT',
     url: '/api/cloud-backups/verification',
@@ -71,25 +52,11 @@ async function setFrequency(relay: Relay, frequency: string): Promise<Verificati
   return res.json()
 }
 
-async function verificationFailures(relay: Relay): Promise<string[]> {
-  const res = await relay.app.inject({ url: '/api/notifications/history?category=cloud' })
-  return res
-    .json()
-    .notifications.filter((n: { title: string }) => n.title === 'Backup verification failed')
-    .map((n: { message: string }) => n.message)
+function verificationFailures(relay: LinkedRelay): Promise<string[]> {
+  return cloudNotificationMessages(relay.app, { titled: 'Backup verification failed' })
 }
 
-async function cloudTitles(relay: Relay): Promise<string[]> {
-  const res = await relay.app.inject({ url: '/api/notifications/history?category=cloud' })
-  return res.json().notifications.map((n: { title: string }) => n.title)
-}
-
-function workFolders(relay: Relay): string[] {
-  const folder = path.join(relay.dataDir, 'tmp')
-  return existsSync(folder) ? readdirSync(folder) : []
-}
-
-function verificationRows(relay: Relay): { backup_id: string; outcome: string }[] {
+function verificationRows(relay: LinkedRelay): { backup_id: string; outcome: string }[] {
   const sqlite = new SQLite(path.join(relay.dataDir, 'relay.db'), { readonly: true })
   try {
     return sqlite.prepare('select backup_id, outcome from backup_verifications order by backup_id').all() as {
@@ -101,20 +68,8 @@ function verificationRows(relay: Relay): { backup_id: string; outcome: string }[
   }
 }
 
-function skipLines(relay: Relay, reason: string): string[] {
+function skipLines(relay: LinkedRelay, reason: string): string[] {
   return relay.logs.filter((line) => line.includes('scheduled verification skipped') && line.includes(`"${reason}"`))
-}
-
-/** The file the cloud's embedded store keeps for `s3Key`: found through the sidecar that names each object's key. */
-function storedObject(cloud: TestCloud, s3Key: string): string {
-  const folder = path.join(cloud.database.dataDir, 'objects')
-  for (const entry of readdirSync(folder, { recursive: true, withFileTypes: true })) {
-    const file = path.join(entry.parentPath, entry.name)
-    if (entry.isFile() && entry.name.endsWith('.json') && JSON.parse(readFileSync(file, 'utf8')).key === s3Key) {
-      return file.slice(0, -'.json'.length)
-    }
-  }
-  throw new Error(`the store keeps no object under ${s3Key}`)
 }
 
 /**
@@ -161,7 +116,7 @@ function storedZip(entries: { name: string; data: Buffer }[]): Buffer {
 }
 
 /** A backup archive of `database` whose manifest lists it truly, or is replaced by `manifestText`. */
-function backupArchive(relay: Relay, database: Buffer, manifestText?: string): Buffer {
+function backupArchive(relay: LinkedRelay, database: Buffer, manifestText?: string): Buffer {
   const manifest = {
     formatVersion: 1,
     appVersion: '0.1.0',
@@ -197,12 +152,8 @@ function inconsistentDatabase(): Buffer {
   }
 }
 
-function backendIdOf(relay: Relay): string {
-  return JSON.parse(readFileSync(path.join(relay.dataDir, 'identity.json'), 'utf8')).backendId
-}
-
 /** Uploads `archive` as a completed backup of the relay, through request-upload, PUT and complete-upload. */
-async function uploadArchive(relay: Relay, archive: Buffer): Promise<string> {
+async function uploadArchive(relay: LinkedRelay, archive: Buffer): Promise<string> {
   const { cloud } = relay.app.services
   const folder = tempDir('relay-verify-upload-')
   try {
@@ -227,20 +178,11 @@ async function uploadArchive(relay: Relay, archive: Buffer): Promise<string> {
 }
 
 describe('backup verification against the real cloud and its object store', () => {
-  const cloudClock = createShiftedClock()
-  let cloud: TestCloud
-
-  beforeAll(async () => {
-    cloud = await startCloud(cloudClock)
-  })
-
-  afterAll(async () => {
-    await cloud?.close()
-  })
+  const suite = useCloud()
 
   it('verifies a backup on demand: the list and the overview show when, nothing is left behind, nothing notified', async () => {
-    const relay = await signedInRelay(cloud)
-    const backup = await backUp(relay)
+    const relay = await signedInRelay(suite.cloud)
+    const backup = await backUpUntilIdle(relay.app, { expectDone: true })
     const operation = await verify(relay, defined(backup.backupId))
     expect(operation).toMatchObject({
       kind: 'verify',
@@ -250,7 +192,7 @@ describe('backup verification against the real cloud and its object store', () =
       backupId: backup.backupId,
       filename: backup.filename,
     })
-    const { verification } = await listed(relay, defined(backup.backupId))
+    const { verification } = await listedBackup(relay.app, defined(backup.backupId))
     expect(verification).toEqual({
       outcome: 'ok',
       verifiedAt: expect.any(String),
@@ -262,28 +204,25 @@ describe('backup verification against the real cloud and its object store', () =
     expect(settings).toEqual({ frequency: 'weekly' })
     expect(lastRun).toEqual({ backupId: backup.backupId, ...verification })
     expect(Date.parse(defined(nextDueAt)) - Date.parse(defined(verification?.checkedAt))).toBe(7 * day)
-    expect(workFolders(relay)).toEqual([])
-    expect(await cloudTitles(relay)).toEqual(['Backup complete'])
+    expect(tempFiles(relay)).toEqual([])
+    expect(await cloudNotificationTitles(relay.app)).toEqual(['Backup complete'])
     expect(relay.logs.some((line) => line.includes('backup verified: it can be restored'))).toBe(true)
   })
 
   it('fails a backup whose stored file was changed, keeps when it last passed, and says to make a new one', async () => {
-    const relay = await signedInRelay(cloud)
-    const backup = await backUp(relay)
+    const relay = await signedInRelay(suite.cloud)
+    const backup = await backUpUntilIdle(relay.app, { expectDone: true })
     const backupId = defined(backup.backupId)
     expect((await verify(relay, backupId)).stage).toBe('done')
-    const passed = defined((await listed(relay, backupId)).verification)
+    const passed = defined((await listedBackup(relay.app, backupId)).verification)
 
-    const stored = storedObject(cloud, (await listed(relay, backupId)).s3Key)
-    const bytes = readFileSync(stored)
-    bytes.writeUInt8(bytes.readUInt8(bytes.length >> 1) ^ 0xff, bytes.length >> 1)
-    writeFileSync(stored, bytes)
+    tamperWithStoredObject(suite.cloud, (await listedBackup(relay.app, backupId)).s3Key)
     const operation = await verify(relay, backupId)
     expect(operation.stage).toBe('failed')
     expect(operation.error).toBe(
       'The downloaded backup does not match the size and checksum the cloud recorded. Make a new backup now.',
     )
-    expect((await listed(relay, backupId)).verification).toEqual({
+    expect((await listedBackup(relay.app, backupId)).verification).toEqual({
       outcome: 'failed',
       verifiedAt: passed.verifiedAt,
       checkedAt: expect.any(String),
@@ -294,18 +233,18 @@ describe('backup verification against the real cloud and its object store', () =
     expect(message).toMatch(
       /^The backup of \d{4}-\d\d-\d\d \d\d:\d\d UTC could not be verified: the downloaded backup does not match the size and checksum the cloud recorded\. Make a new backup now\.$/,
     )
-    expect(workFolders(relay)).toEqual([])
+    expect(tempFiles(relay)).toEqual([])
   })
 
   it("fails a backup whose file is gone from the cloud's storage", async () => {
-    const relay = await signedInRelay(cloud)
-    const backupId = defined((await backUp(relay)).backupId)
-    const stored = storedObject(cloud, (await listed(relay, backupId)).s3Key)
+    const relay = await signedInRelay(suite.cloud)
+    const backupId = defined((await backUpUntilIdle(relay.app, { expectDone: true })).backupId)
+    const stored = storedObjectFile(suite.cloud, (await listedBackup(relay.app, backupId)).s3Key)
     rmSync(stored)
     rmSync(`${stored}.json`)
     const operation = await verify(relay, backupId)
     expect(operation.error).toBe("The backup's file is missing from the cloud's storage. Make a new backup now.")
-    expect((await listed(relay, backupId)).verification).toMatchObject({
+    expect((await listedBackup(relay.app, backupId)).verification).toMatchObject({
       outcome: 'failed',
       verifiedAt: null,
       error: "The backup's file is missing from the cloud's storage",
@@ -313,31 +252,31 @@ describe('backup verification against the real cloud and its object store', () =
     expect(await verificationFailures(relay)).toEqual([
       expect.stringMatching(/could not be verified: the backup's file is missing from the cloud's storage\. Make/),
     ])
-    expect(workFolders(relay)).toEqual([])
+    expect(tempFiles(relay)).toEqual([])
   })
 
   it('fails an archive whose manifest is damaged', async () => {
-    const relay = await signedInRelay(cloud)
+    const relay = await signedInRelay(suite.cloud)
     const database = readFileSync(path.join(relay.dataDir, 'relay.db'))
     const backupId = await uploadArchive(relay, backupArchive(relay, database, '{"formatVersion": 1, "entries": ['))
     const operation = await verify(relay, backupId)
     expect(operation).toMatchObject({ stage: 'failed', filename: 'relay-backup-20261120T130500Z.zip' })
-    expect((await listed(relay, backupId)).verification).toMatchObject({
+    expect((await listedBackup(relay.app, backupId)).verification).toMatchObject({
       outcome: 'failed',
       error: "The backup archive's manifest.json is not valid JSON",
     })
     expect(await verificationFailures(relay)).toEqual([
       "The backup of 2026-11-20 13:05 UTC could not be verified: the backup archive's manifest.json is not valid JSON. Make a new backup now.",
     ])
-    expect(workFolders(relay)).toEqual([])
+    expect(tempFiles(relay)).toEqual([])
   })
 
   it('fails an archive whose database does not pass integrity_check', async () => {
-    const relay = await signedInRelay(cloud)
+    const relay = await signedInRelay(suite.cloud)
     const backupId = await uploadArchive(relay, backupArchive(relay, inconsistentDatabase()))
     const operation = await verify(relay, backupId)
     expect(operation.stage).toBe('failed')
-    const { verification } = await listed(relay, backupId)
+    const { verification } = await listedBackup(relay.app, backupId)
     expect(verification).toMatchObject({ outcome: 'failed', verifiedAt: null })
     expect(verification?.error).toMatch(/^The database in the backup archive is damaged: .*readings_a/)
     expect(await verificationFailures(relay)).toEqual([
@@ -345,16 +284,16 @@ describe('backup verification against the real cloud and its object store', () =
         /^The backup of 2026-11-20 13:05 UTC could not be verified: the database in the backup archive is damaged: .*Make a new backup now\.$/,
       ),
     ])
-    expect(workFolders(relay)).toEqual([])
+    expect(tempFiles(relay)).toEqual([])
   })
 
   it('fails, and says to check the connection, when the cloud cannot be reached', async () => {
     const own = await startCloud()
     let backupId: string
-    let relay: Relay
+    let relay: LinkedRelay
     try {
       relay = await signedInRelay(own)
-      backupId = defined((await backUp(relay)).backupId)
+      backupId = defined((await backUpUntilIdle(relay.app, { expectDone: true })).backupId)
     } finally {
       await own.close()
     }
@@ -373,12 +312,12 @@ describe('backup verification against the real cloud and its object store', () =
     expect(await verificationFailures(relay)).toEqual([
       `Backup ${backupId} could not be verified: the cloud is unreachable (ECONNREFUSED). Check the relay's internet connection, then choose Verify now on the Cloud backups page.`,
     ])
-    expect(workFolders(relay)).toEqual([])
+    expect(tempFiles(relay)).toEqual([])
   })
 
   it('verifies on the scheduler cycle when due: not before, not while busy, never when off', async () => {
     const clock = createTestClock(new Date())
-    const relay = await signedInRelay(cloud, clock)
+    const relay = await signedInRelay(suite.cloud, { clock })
     const { backups } = relay.app.services
     const verifications = () => backups.operations.list().filter((operation) => operation.kind === 'verify')
 
@@ -387,8 +326,8 @@ describe('backup verification against the real cloud and its object store', () =
     expect(await backups.verification.runScheduled()).toBe('skipped')
     expect(skipLines(relay, 'no-backup')).toHaveLength(1)
 
-    await backUp(relay)
-    const newest = await backUp(relay)
+    await backUpUntilIdle(relay.app, { expectDone: true })
+    const newest = await backUpUntilIdle(relay.app, { expectDone: true })
     await setFrequency(relay, 'daily')
     // The cycle backs up only when automatic backups are on (they are not); it verifies at its end.
     expect(await backups.runScheduledCycle()).toBe('skipped')
@@ -425,13 +364,13 @@ describe('backup verification against the real cloud and its object store', () =
     expect(skipLines(relay, 'off')).toHaveLength(1)
     expect(verifications()).toHaveLength(2)
     expect(await verificationFailures(relay)).toEqual([])
-    expect(workFolders(relay)).toEqual([])
+    expect(tempFiles(relay)).toEqual([])
   })
 
   it('forgets the result of a backup deleted through the relay, and of one the cloud no longer lists', async () => {
-    const relay = await signedInRelay(cloud)
-    const kept = defined((await backUp(relay)).backupId)
-    const deleted = defined((await backUp(relay)).backupId)
+    const relay = await signedInRelay(suite.cloud)
+    const kept = defined((await backUpUntilIdle(relay.app, { expectDone: true })).backupId)
+    const deleted = defined((await backUpUntilIdle(relay.app, { expectDone: true })).backupId)
     await verify(relay, kept)
     await verify(relay, deleted)
     expect(
@@ -445,7 +384,7 @@ describe('backup verification against the real cloud and its object store', () =
 
     // Gone at the cloud without the relay's knowing (its retention, another relay): pruned when a
     // scheduled verification reads the account's whole list.
-    await cloud.database.db.deleteFrom('backups').where('id', '=', kept).execute()
+    await suite.cloud.database.db.deleteFrom('backups').where('id', '=', kept).execute()
     await setFrequency(relay, 'daily')
     const sqlite = new SQLite(path.join(relay.dataDir, 'relay.db'))
     sqlite.prepare("update backup_verifications set checked_at = '2020-01-01T00:00:00.000Z'").run()
@@ -455,7 +394,7 @@ describe('backup verification against the real cloud and its object store', () =
   })
 
   it('answers bad input with clear 4xx errors and starts nothing', async () => {
-    const relay = await signedInRelay(cloud)
+    const relay = await signedInRelay(suite.cloud)
     const bad: Array<[string, string, string | undefined]> = [
       ['POST', '/api/cloud-backups/not-a-uuid/verify', undefined],
       ['PUT', '/api/cloud-backups/verification', '{"frequency": "week'],
@@ -513,7 +452,7 @@ describe('backup verification against the real cloud and its object store', () =
   })
 
   it('refuses to verify for a relay that is not signed in to the cloud', async () => {
-    const relay = await startLinkedRelay(cloud)
+    const relay = await startLinkedRelay(suite.cloud)
     const res = await relay.app.inject({
       method: 'POST',
       url: '/api/cloud-backups/2b0d8d52-7e4e-4d6e-9b7f-3f1f0f3e9a11/verify',
