@@ -161,7 +161,7 @@ export function createBackupService(deps: BackupServiceDeps) {
         skipLog.skipped('unchanged', { backupId: unchangedSince?.backupId })
         return 'unchanged'
       }
-      // The snapshot's integrity check is still running: it overlaps the upload, and gates the confirmation.
+      // The snapshot's integrity check may still be running: it gates the confirmation, not the upload.
       const { checked, fingerprint } = packed
       let archive: BackupArchive = packed
       file = archive.file

@@ -116,9 +116,10 @@ export async function createBackupArchive(
 /**
  * Packs a backup archive: a snapshot of the live database (its own pages, pinned by a worker thread, or
  * a copy), deflated in one streaming pass with the chosen components into a ZIP while every entry is
- * hashed, and the manifest last. Returns as soon as the archive is written, with the snapshot's integrity
- * check still running in the worker (it overlaps the upload); a check that fails while the database is
- * still being packed stops the packing at once. Memory stays bounded by a few chunks whatever the
+ * hashed, and the manifest last. The snapshot's integrity check runs in the worker alongside the
+ * packing; the archive is returned as soon as it is written, the check perhaps still running (it then
+ * overlaps the upload), and a check that fails while the database is still being packed stops the
+ * packing at once. Memory stays bounded by a few chunks whatever the
  * database size. On failure or abort every temp file is removed and the error thrown.
  */
 export async function packBackupArchive(
