@@ -70,6 +70,18 @@ function unzipEntry(file: string, name: string): Buffer {
   return spawnSync('unzip', ['-p', file, name], { maxBuffer: 512 * 1024 * 1024 }).stdout
 }
 
+/** The archive's relay.db as a database file of its own, closed and removed after the test. */
+async function unpackedDatabase(archiveFile: string, options: { readonly?: boolean } = {}) {
+  const dir = tempDir('relay-unpacked-')
+  cleanups.push(() => dir.remove())
+  const copy = path.join(dir.path, 'relay.db')
+  writeFileSync(copy, unzipEntry(archiveFile, 'relay.db'))
+  const { default: Database } = await import('better-sqlite3')
+  const sqlite = new Database(copy, options)
+  cleanups.push(() => sqlite.close())
+  return sqlite
+}
+
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex')
 
 describe('backup archive', () => {
@@ -137,13 +149,7 @@ describe('backup archive', () => {
     const { database, options } = await dataFolder()
     await database.db.insertInto('app_settings').values({ key: 'marker', value: '"before the backup"' }).execute()
     const archive = await createBackupArchive(options())
-    const dir = tempDir('relay-unpacked-')
-    cleanups.push(() => dir.remove())
-    const copy = path.join(dir.path, 'relay.db')
-    writeFileSync(copy, unzipEntry(archive.file, 'relay.db'))
-    const { default: Database } = await import('better-sqlite3')
-    const sqlite = new Database(copy, { readonly: true })
-    cleanups.push(() => sqlite.close())
+    const sqlite = await unpackedDatabase(archive.file, { readonly: true })
     expect(sqlite.pragma('integrity_check', { simple: true })).toBe('ok')
     expect(sqlite.prepare("select value from app_settings where key = 'marker'").get()).toEqual({
       value: '"before the backup"',
@@ -167,15 +173,8 @@ describe('backup archive', () => {
     expect(readFileSync(database.file).includes(secret)).toBe(true)
 
     const archive = await createBackupArchive(options())
-    const packed = unzipEntry(archive.file, 'relay.db')
-    expect(packed.includes(secret)).toBe(false)
-    const dir = tempDir('relay-unpacked-')
-    cleanups.push(() => dir.remove())
-    const copy = path.join(dir.path, 'relay.db')
-    writeFileSync(copy, packed)
-    const { default: Database } = await import('better-sqlite3')
-    const sqlite = new Database(copy)
-    cleanups.push(() => sqlite.close())
+    expect(unzipEntry(archive.file, 'relay.db').includes(secret)).toBe(false)
+    const sqlite = await unpackedDatabase(archive.file)
     // The freelist itself is intact: the copy checks clean and reuses the pages.
     expect(sqlite.pragma('integrity_check', { simple: true })).toBe('ok')
     expect(sqlite.pragma('freelist_count', { simple: true })).toBe(
@@ -212,13 +211,7 @@ describe('backup archive', () => {
       sha256(Buffer.from(JSON.stringify(db.prepare('select id, tag, hex(body) as body from churn order by id').all())))
 
     const archive = await createBackupArchive(options())
-    const dir = tempDir('relay-unpacked-')
-    cleanups.push(() => dir.remove())
-    const copy = path.join(dir.path, 'relay.db')
-    writeFileSync(copy, unzipEntry(archive.file, 'relay.db'))
-    const { default: Database } = await import('better-sqlite3')
-    const unpacked = new Database(copy)
-    cleanups.push(() => unpacked.close())
+    const unpacked = await unpackedDatabase(archive.file)
     expect(unpacked.pragma('integrity_check', { simple: true })).toBe('ok')
     expect(digest(unpacked)).toBe(digest(sqlite))
     // Page for page (a VACUUM INTO copy would have no free pages): the scrubbed bytes are what was checked.

@@ -15,7 +15,7 @@ import {
 } from './manifest.js'
 import { type PackableSnapshot, takeSnapshot } from './snapshot.js'
 import { backupFilename, tempStem } from './temp-files.js'
-import { readFreePages, withoutUnusedBytes } from './unused-bytes.js'
+import { type FreePages, readFreePages, withoutUnusedBytes } from './unused-bytes.js'
 import { bufferSource, createZipWriter, openFileSource } from './zip-writer.js'
 
 export type BackupComponentFlags = { includeKeys: boolean; includeIdentity: boolean; includeFrameEngine: boolean }
@@ -157,8 +157,10 @@ export async function packBackupArchive(
       { name: databaseEntry, file: snapshot.file, size: snapshot.size, mtime: createdAt, mode: 0o600 },
       ...(await listComponents(dataDir, components)),
     ]
-    const fingerprint =
-      options.fingerprint && snapshot.volatilePages ? await contentFingerprint(snapshot, sources) : undefined
+    // Read once, while the pin holds: what the packer zeroes and the fingerprint leaves out.
+    const pageSize = snapshot.livePageSize
+    const free = pageSize ? await readFreePages(snapshot.file, pageSize, snapshot.size / pageSize) : undefined
+    const fingerprint = options.fingerprint && free ? await contentFingerprint(snapshot, free, sources) : undefined
     if (options.fingerprint && fingerprint !== undefined && fingerprint === options.fingerprint.unchangedSince) {
       await snapshot.discard()
       return { unchanged: true, fingerprint }
@@ -172,12 +174,9 @@ export async function packBackupArchive(
     const entries: BackupManifestEntry[] = []
     for (const source of sources) {
       const file = await openFileSource(source.file, source.size)
-      const isLiveDatabase = source.name === databaseEntry && snapshot.livePageSize !== undefined
       try {
-        const pageSize = snapshot.livePageSize ?? 0
-        const content = isLiveDatabase
-          ? withoutUnusedBytes(file, pageSize, await readFreePages(source.file, pageSize, source.size / pageSize))
-          : file
+        const content =
+          source.name === databaseEntry && pageSize && free ? withoutUnusedBytes(file, pageSize, free) : file
         const { name, size, sha256 } = await zip.addEntry(source.name, content, {
           mtime: source.mtime,
           mode: source.mode,
@@ -240,10 +239,8 @@ export async function packBackupArchive(
  * the database's pages except free ones, those of the volatile tables (the relay's own notes about
  * itself) and the header fields every write changes, and each component file.
  */
-async function contentFingerprint(snapshot: PackableSnapshot, sources: SourceFile[]): Promise<string> {
+async function contentFingerprint(snapshot: PackableSnapshot, free: FreePages, sources: SourceFile[]): Promise<string> {
   const pageSize = snapshot.livePageSize ?? 0
-  const pageCount = snapshot.size / pageSize
-  const free = await readFreePages(snapshot.file, pageSize, pageCount)
   const skipped = (page: number) =>
     free.leaves.has(page) || free.trunks.has(page) || (snapshot.volatilePages?.has(page) ?? false)
   const hash = createHash('sha256')
