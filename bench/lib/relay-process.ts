@@ -8,6 +8,9 @@ import { unifiedAuthRoutes } from '@relay/contracts'
 import { createHttpBrowser, freePort, submitForm } from '../../packages/testkit/src/http-browser.ts'
 
 const repoRoot = path.resolve(import.meta.dirname, '../..')
+const relayManifest = JSON.parse(readFileSync(path.join(repoRoot, 'apps/relay/package.json'), 'utf8')) as {
+  nodeFlags: string[]
+}
 
 /** What the relay's probe saw since the previous reading. */
 export type RelayProbe = { maxDelayMs: number; peakRssMb: number; cpuSeconds: number }
@@ -43,7 +46,13 @@ export async function startRelayProcess(dataDir: string, cloudUrl: string): Prom
   const probeFile = path.join(dataDir, '..', `loop-probe-${port}.json`)
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--import', path.join(import.meta.dirname, 'loop-probe.mjs'), path.join(repoRoot, 'apps/relay/dist/main.js')],
+    [
+      // The flags `npm start` runs the relay with (scripts/start.mjs).
+      ...relayManifest.nodeFlags,
+      '--import',
+      path.join(import.meta.dirname, 'loop-probe.mjs'),
+      path.join(repoRoot, 'apps/relay/dist/main.js'),
+    ],
     {
       cwd: repoRoot,
       env: {
