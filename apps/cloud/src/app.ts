@@ -9,6 +9,7 @@ import {
   type RateLimitPolicy,
   systemClock,
 } from '@relay/server-kit'
+import { accountPageRoutes, createAccountPage } from './account-page/index.js'
 import { guardRoutes } from './auth/guard.js'
 import { accountRoutes } from './auth/routes.js'
 import { createTokenVerifier } from './auth/tokens.js'
@@ -22,11 +23,12 @@ import { healthRoutes } from './health/routes.js'
 import { pruneExpiredArtifacts } from './oauth/adapter.js'
 import { oauthRoutes } from './oauth/routes.js'
 import { createOAuthServer } from './oauth/server.js'
-import { signInLimits } from './oauth/sign-in.js'
+import { isInteractionOpen, signInLimits } from './oauth/sign-in.js'
 import { paymentRoutes } from './payments/routes.js'
 import { limitPerUser, type RateLimitPolicyName } from './rate-limit/hook.js'
 import { createRateLimiter } from './rate-limit/limiter.js'
 import { closeRedis, connectRedis, type Redis } from './redis.js'
+import { registrationRoutes } from './registration/routes.js'
 import { createCloudServices } from './services.js'
 import { checkObjectStore } from './storage/store-identity.js'
 
@@ -106,12 +108,21 @@ export async function createApp(config: CloudConfig, overrides: CloudOverrides =
   await oauth.provider()
   const throttle = createSignInThrottle({ limits: signInLimits, clock, buckets: limiter })
   await app.register(oauthRoutes, { oauth, directory, throttle })
+  await app.register(registrationRoutes, {
+    registration: services.registration,
+    publicUrl: config.publicUrl,
+    interactionOpen: (uid) => isInteractionOpen(oauth, uid),
+  })
+  const accountPage = createAccountPage({ config, services, db: database.db, throttle, log: app.log })
+  await app.register(accountPageRoutes, accountPage)
 
   // Expired sessions, codes and refresh tokens read as missing at once; this removes their rows.
   const jobs = new AbortController()
   let backupJobs: BackupJobSchedule | undefined
   app.addHook('onReady', async () => {
     every(HOUR, () => pruneExpiredArtifacts(database.db, clock, app.log), { log: app.log, signal: jobs.signal })
+    every(HOUR, () => services.registration.pruneExpiredLinks(), { log: app.log, signal: jobs.signal })
+    every(HOUR, () => accountPage.sessions.pruneExpired(), { log: app.log, signal: jobs.signal })
     // After the license listener is set up: on PGlite a LISTEN issued inside a job's transaction would go with it.
     await services.licenses.ready()
     backupJobs = scheduleBackupJobs({

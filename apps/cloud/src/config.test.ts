@@ -12,6 +12,8 @@ describe('cloud config', () => {
       databaseUrl: undefined,
       redisUrl: undefined,
       stripeWebhookSecret: undefined,
+      smtpUrl: undefined,
+      mailFrom: 'Relay Cloud <no-reply@relay.local>',
       demoAccount: false,
       logLevel: 'info',
       prettyLogs: false,

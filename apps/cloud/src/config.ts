@@ -1,5 +1,6 @@
 import { ConfigError, LogLevel, parseEnv } from '@relay/server-kit'
 import { type Static, Type } from 'typebox'
+import { type BillingConfig, billingConfig } from './payments/config.js'
 
 const CloudEnv = Type.Object({
   CLOUD_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8787 }),
@@ -13,6 +14,15 @@ const CloudEnv = Type.Object({
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   /** The signing secret of the payment provider's webhook endpoint (`whsec_…`); webhooks are refused without it. */
   STRIPE_WEBHOOK_SECRET: Type.Optional(Type.String({ minLength: 1 })),
+  /** A Stripe secret (`sk_…`) or restricted (`rk_…`) key; with STRIPE_PRICE_ID it turns on Checkout and the portal. */
+  STRIPE_SECRET_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  /** The recurring Stripe price a Pro subscription is sold at (`price_…`). */
+  STRIPE_PRICE_ID: Type.Optional(Type.String({ pattern: '^price_\\w{1,200}$' })),
+  /** Where the Stripe SDK sends its requests instead of https://api.stripe.com (a self-hosted stand-in). */
+  STRIPE_API_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://' })),
+  /** Where mail goes (smtp://user:pass@host:587); without it each message is written under `<data dir>/outbox/`. */
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://[^\\s]+$' })),
+  MAIL_FROM: Type.String({ minLength: 3, maxLength: 255, default: 'Relay Cloud <no-reply@relay.local>' }),
   /** Creates a demo account with a gifted license at first start and prints its password once. */
   CLOUD_DEMO_ACCOUNT: Type.Boolean({ default: false }),
   LOG_LEVEL: Type.Enum(LogLevel, { default: 'info' }),
@@ -46,6 +56,10 @@ export type CloudConfig = Readonly<{
   databaseUrl: string | undefined
   redisUrl: string | undefined
   stripeWebhookSecret: string | undefined
+  /** Stripe Checkout and Customer Portal; undefined when STRIPE_SECRET_KEY is not set. */
+  billing: BillingConfig | undefined
+  smtpUrl: string | undefined
+  mailFrom: string
   demoAccount: boolean
   logLevel: Static<typeof CloudEnv>['LOG_LEVEL']
   prettyLogs: boolean
@@ -66,6 +80,14 @@ export function loadConfig(env: Record<string, string | undefined>): CloudConfig
     databaseUrl: parsed.DATABASE_URL,
     redisUrl: parsed.REDIS_URL,
     stripeWebhookSecret: parsed.STRIPE_WEBHOOK_SECRET,
+    billing: billingConfig({
+      secretKey: parsed.STRIPE_SECRET_KEY,
+      priceId: parsed.STRIPE_PRICE_ID,
+      apiUrl: parsed.STRIPE_API_URL,
+      webhookSecret: parsed.STRIPE_WEBHOOK_SECRET,
+    }),
+    smtpUrl: parsed.SMTP_URL,
+    mailFrom: parsed.MAIL_FROM,
     demoAccount: parsed.CLOUD_DEMO_ACCOUNT,
     logLevel: parsed.LOG_LEVEL,
     prettyLogs: parsed.LOG_PRETTY,

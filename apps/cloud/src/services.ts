@@ -1,5 +1,6 @@
 import { type Clock, systemClock } from '@relay/server-kit'
 import type { FastifyBaseLogger } from 'fastify'
+import { createBrowserSessions } from './account-page/sessions.js'
 import { createAccountService } from './auth/service.js'
 import { cleanupBackups } from './backups/cleanup.js'
 import { createBackupService } from './backups/service.js'
@@ -8,10 +9,13 @@ import type { CloudDatabase } from './db/database.js'
 import { createUserDirectory } from './directory/service.js'
 import { createMemoryLicenseCache, createRedisLicenseCache } from './licenses/cache.js'
 import { createLicenseService } from './licenses/service.js'
+import { createMailer } from './mail/index.js'
 import { createKeyRing } from './oauth/keys.js'
 import { oauthPrefix } from './oauth/provider.js'
 import { createPaymentService } from './payments/service.js'
+import { createRateLimiter } from './rate-limit/limiter.js'
 import type { Redis } from './redis.js'
+import { createRegistrationService } from './registration/service.js'
 import { createObjectStore } from './storage/create-object-store.js'
 
 export type ServiceDeps = {
@@ -47,7 +51,30 @@ export function createCloudServices({ config, database, clock = systemClock, red
     listen: database.listen,
   })
   const account = createAccountService({ db, directory, checkLicense: licenses.check, clock })
-  const payments = createPaymentService({ licenses, directory, clock, webhookSecret: config.stripeWebhookSecret })
+  const browserSessions = createBrowserSessions({ db, clock })
+  /** A password reset ends every way into the account: relays' grants, cloud sign-ins, account-page browsers. */
+  const signOutEverywhere = async (accountId: string) =>
+    (await account.revokeAllSessions(accountId)) + (await browserSessions.endAll(accountId))
+  const mailer = createMailer(config, log ?? quietLog)
+  const registration = createRegistrationService({
+    db,
+    directory,
+    mailer,
+    clock,
+    publicUrl: config.publicUrl,
+    revokeAllSessions: signOutEverywhere,
+    limiter: createRateLimiter({ clock, redis, prefix: 'relay-cloud:rate:', log }),
+    log: log ?? quietLog,
+  })
+  const payments = createPaymentService({
+    db,
+    licenses,
+    directory,
+    clock,
+    webhookSecret: config.stripeWebhookSecret,
+    billing: config.billing,
+    log,
+  })
   const storage = createObjectStore(config, { clock })
   const backupLog = log ?? quietLog
   const backupService = createBackupService({ db, clock, store: storage.store, licenses, log: backupLog })
@@ -61,7 +88,20 @@ export function createCloudServices({ config, database, clock = systemClock, red
       return result
     },
   }
-  return { clock, directory, tokens, account, licenses, payments, storage, backups, close: () => licenses.close() }
+  return {
+    clock,
+    directory,
+    tokens,
+    account,
+    browserSessions,
+    mailer,
+    registration,
+    licenses,
+    payments,
+    storage,
+    backups,
+    close: () => licenses.close(),
+  }
 }
 
 export type CloudServices = ReturnType<typeof createCloudServices>

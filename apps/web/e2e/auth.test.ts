@@ -94,6 +94,7 @@ describe.skipIf(!chromium.available)('sign-in in Chromium', () => {
       expect(await page.getByTestId('cloud-account').textContent()).toContain('Ada Lovelace')
       expect(await page.getByTestId('cloud-license').textContent()).toBe('Valid')
       expect(await page.getByTestId('cloud-token').textContent()).toMatch(/^Expires in \d+ min$/)
+      expect(await page.getByTestId('cloud-account-page').getAttribute('href')).toBe(`${cloud.url}/account`)
       // Connecting from the Account page leaves the sign-in mode alone.
       expect(await page.getByTestId('account-mode').textContent()).toBe('No sign-in')
 

@@ -24,6 +24,8 @@ export const CloudConnection = Type.Object({
   email: Type.Union([Type.String(), Type.Null()]),
   name: Type.Union([Type.String(), Type.Null()]),
   connectedAt: Type.String({ format: 'date-time' }),
+  /** The cloud's page where the account's owner manages it: profile, sessions, Pro, backups. */
+  accountUrl: Type.String(),
 })
 export type CloudConnection = Static<typeof CloudConnection>
 

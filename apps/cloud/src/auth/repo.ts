@@ -32,3 +32,31 @@ export async function revokeGrant(db: Kysely<CloudDB>, accountId: string, sessio
     return true
   })
 }
+
+/**
+ * Removes every grant of this account with every token issued under it, and the account's browser
+ * sessions at the authorization server (which would let a browser sign a relay in without the password).
+ * Returns how many grants there were.
+ */
+export async function revokeAllGrants(db: Kysely<CloudDB>, accountId: string): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const grants = await trx
+      .deleteFrom('oauth_payloads')
+      .where('model', '=', 'Grant')
+      .where('account_id', '=', accountId)
+      .returning('id')
+      .execute()
+    if (grants.length > 0) {
+      await trx
+        .deleteFrom('oauth_payloads')
+        .where(
+          'grant_id',
+          'in',
+          grants.map((grant) => grant.id),
+        )
+        .execute()
+    }
+    await trx.deleteFrom('oauth_payloads').where('model', '=', 'Session').where('account_id', '=', accountId).execute()
+    return grants.length
+  })
+}

@@ -5,7 +5,7 @@ import type { CloudDB } from '../db/schema.js'
 import type { IdentityDirectory } from '../directory/directory.js'
 import type { LicenseService } from '../licenses/service.js'
 import { hashedId } from '../oauth/adapter.js'
-import { listGrants, revokeGrant } from './repo.js'
+import { listGrants, revokeAllGrants, revokeGrant } from './repo.js'
 import type { Principal } from './tokens.js'
 
 /**
@@ -60,6 +60,15 @@ export function createAccountService({ db, directory, checkLicense, clock }: Acc
       if (!(await revokeGrant(db, accountId, sessionId))) {
         throw new AppError('NOT_FOUND', 'No such session')
       }
+    },
+
+    /**
+     * Ends every session of the account (after a password reset or change, or before deletion): each
+     * relay's grant with its refresh tokens, and the account's browser sign-in at the authorization
+     * server. Access tokens already issued run out within their 15 minutes. Returns how many grants ended.
+     */
+    async revokeAllSessions(accountId: string): Promise<number> {
+      return revokeAllGrants(db, accountId)
     },
 
     /** Ends the session the calling token belongs to. */

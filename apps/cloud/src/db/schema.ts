@@ -10,6 +10,8 @@ export interface UsersTable {
   email: string
   name: string
   password_hash: string | null
+  /** When the owner confirmed the address; null until then (such an account cannot sign in). */
+  email_verified_at: ColumnType<Date | null, Date | null | undefined, Date | null>
   metadata: ColumnType<
     Record<string, unknown>,
     Record<string, unknown> | string | undefined,
@@ -48,8 +50,17 @@ export interface SubscriptionsTable {
   subscription_id: string
   status: string
   current_period_end: Date | null
+  /** When the provider's state in this row was current: the creation time of the event that carried it. */
+  provider_state_at: ColumnType<Date | null, Date | null | undefined, Date | null>
   created_at: CreatedAt
   updated_at: UpdatedAt
+}
+
+/** The Stripe customer paying for an account, linked when its Checkout completes. */
+export interface StripeCustomersTable {
+  customer_id: string
+  user_id: string
+  linked_at: Date
 }
 
 export interface PaymentEventsTable {
@@ -108,15 +119,38 @@ export interface ObjectStoreTable {
   recorded_at: Date
 }
 
+/** The account page's browser sessions; `id` is the SHA-256 of the cookie's token. */
+export interface AccountSessionsTable {
+  id: string
+  user_id: string
+  created_at: Date
+  expires_at: Date
+  last_seen_at: Date
+}
+
+/** Single-use links mailed to confirm an address, reset a password or change the address; `token_hash` is the SHA-256 of the link's token. */
+export interface EmailTokensTable {
+  token_hash: string
+  purpose: 'verify-email' | 'reset-password' | 'change-email'
+  user_id: string
+  new_email: string | null
+  created_at: Date
+  expires_at: Date
+  used_at: Date | null
+}
+
 export interface CloudDB {
   users: UsersTable
   oauth_payloads: OAuthPayloadsTable
   oauth_keys: OAuthKeysTable
   subscriptions: SubscriptionsTable
   payment_events: PaymentEventsTable
+  stripe_customers: StripeCustomersTable
   backup_settings: BackupSettingsTable
   backend_owners: BackendOwnersTable
   backups: BackupsTable
   object_store: ObjectStoreTable
   cleanup_runs: CleanupRunsTable
+  email_tokens: EmailTokensTable
+  account_sessions: AccountSessionsTable
 }

@@ -14,6 +14,8 @@ export type Account = {
   id: string
   email: string
   name: string
+  /** Whether the owner confirmed the address; an unconfirmed account cannot sign in. */
+  emailVerified: boolean
   /** Identity-provider metadata, e.g. `giftedLicense`. */
   metadata: Record<string, unknown>
 }

@@ -17,12 +17,46 @@ export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefi
     .executeTakeFirst()
 }
 
-export function insertUser(db: Db, user: { email: string; name: string; passwordHash: string | null }) {
+export function insertUser(
+  db: Db,
+  user: { email: string; name: string; passwordHash: string | null; emailVerifiedAt: Date | null },
+) {
   return db
     .insertInto('users')
-    .values({ email: user.email, name: user.name, password_hash: user.passwordHash })
+    .values({
+      email: user.email,
+      name: user.name,
+      password_hash: user.passwordHash,
+      email_verified_at: user.emailVerifiedAt,
+    })
     .returningAll()
     .executeTakeFirstOrThrow()
+}
+
+export function updateUser(
+  db: Db,
+  id: string,
+  change: { email?: string; name?: string; passwordHash?: string; emailVerifiedAt?: Date },
+  now: Date,
+) {
+  return db
+    .updateTable('users')
+    .set({
+      ...(change.email === undefined ? {} : { email: change.email }),
+      ...(change.name === undefined ? {} : { name: change.name }),
+      ...(change.passwordHash === undefined ? {} : { password_hash: change.passwordHash }),
+      ...(change.emailVerifiedAt === undefined ? {} : { email_verified_at: change.emailVerifiedAt }),
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst()
+}
+
+/** Deletes the user; rows that reference it (links, sessions, settings) go with it. */
+export async function deleteUser(db: Db, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('users').where('id', '=', id).executeTakeFirst()
+  return result.numDeletedRows > 0n
 }
 
 export function listUsers(db: Db): Promise<UserRow[]> {

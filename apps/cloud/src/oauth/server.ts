@@ -1,5 +1,7 @@
+import type { Clock } from '@relay/server-kit'
 import type { Kysely } from 'kysely'
 import type Provider from 'oidc-provider'
+import { createTokenVerifier } from '../auth/tokens.js'
 import type { CloudDB } from '../db/schema.js'
 import type { IdentityDirectory } from '../directory/directory.js'
 import type { KeyRing } from './keys.js'
@@ -11,6 +13,7 @@ export type OAuthServerDeps = {
   db: Kysely<CloudDB>
   directory: IdentityDirectory
   keyRing: KeyRing
+  clock: Clock
 }
 
 /**
@@ -20,11 +23,13 @@ export type OAuthServerDeps = {
  */
 export function createOAuthServer(deps: OAuthServerDeps) {
   let built: { version: string; provider: Provider; handle: ReturnType<Provider['callback']> } | undefined
+  // Outlives the providers: it reads the key ring itself, and keeps its cache of verified tokens.
+  const verifyAccessToken = createTokenVerifier(deps)
 
   async function current() {
     const keys = await deps.keyRing.keys()
     if (built?.version !== keys.version) {
-      const provider = createProvider({ ...deps, keys })
+      const provider = createProvider({ ...deps, keys, verifyAccessToken })
       built = { version: keys.version, provider, handle: provider.callback() }
     }
     return built

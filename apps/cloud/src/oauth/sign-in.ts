@@ -3,6 +3,7 @@ import { type HttpServer, type SignInLimits, type SignInThrottle, SignInThrottle
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { errors, type InteractionResults } from 'oidc-provider'
 import type { IdentityDirectory } from '../directory/directory.js'
+import { sendPage, servePages } from '../pages/forms.js'
 import { messagePage, signInPage } from './pages.js'
 import { grantFirstParty } from './provider.js'
 import type { OAuthServer } from './server.js'
@@ -15,13 +16,6 @@ export const signInLimits = {
 
 export type SignInDeps = { oauth: OAuthServer; directory: IdentityDirectory; throttle: SignInThrottle }
 
-const securityHeaders = {
-  'cache-control': 'no-store',
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
-}
-
 const expired = messagePage(
   'This sign-in has expired',
   'Sign-in links are valid for 30 minutes. Go back to your relay and choose "Sign in with cloud" again.',
@@ -33,19 +27,7 @@ const expired = messagePage(
  * consent is granted without a prompt.
  */
 export async function signInRoutes(app: HttpServer, { oauth, directory, throttle }: SignInDeps) {
-  app.addContentTypeParser(
-    'application/x-www-form-urlencoded',
-    { parseAs: 'string', bodyLimit: 4096 },
-    (_req, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(body as string)))
-    },
-  )
-  app.addHook('onSend', async (_request, reply) => {
-    reply.headers(securityHeaders)
-  })
-
-  const html = (reply: FastifyReply, status: number, body: string) =>
-    reply.code(status).type('text/html; charset=utf-8').send(body)
+  servePages(app)
 
   async function details(request: FastifyRequest, reply: FastifyReply) {
     const provider = await oauth.provider()
@@ -71,12 +53,12 @@ export async function signInRoutes(app: HttpServer, { oauth, directory, throttle
   app.get<{ Params: { uid: string } }>('/interaction/:uid', open, async (request, reply) => {
     const { provider, interaction } = await details(request, reply)
     if (!interaction) {
-      return html(reply, 400, expired)
+      return sendPage(reply, 400, expired)
     }
     const clientId = String(interaction.params.client_id)
     if (interaction.prompt.name === 'login') {
       const client = await provider.Client.find(clientId)
-      return html(reply, 200, signInPage({ uid: interaction.uid, clientName: client?.clientName ?? clientId }))
+      return sendPage(reply, 200, signInPage({ uid: interaction.uid, clientName: client?.clientName ?? clientId }))
     }
     // Already signed in here: the first-party client gets a fresh grant of its own, no consent screen.
     const accountId = interaction.session?.accountId
@@ -84,7 +66,11 @@ export async function signInRoutes(app: HttpServer, { oauth, directory, throttle
       const grantId = await grantFirstParty(provider, accountId, clientId, oauth.audience)
       return finish(request, reply, { consent: { grantId } })
     }
-    return html(reply, 400, messagePage('Sign-in failed', 'This sign-in cannot continue. Start again from your relay.'))
+    return sendPage(
+      reply,
+      400,
+      messagePage('Sign-in failed', 'This sign-in cannot continue. Start again from your relay.'),
+    )
   })
 
   app.post<{ Params: { uid: string }; Body: Record<string, string> }>(
@@ -93,7 +79,7 @@ export async function signInRoutes(app: HttpServer, { oauth, directory, throttle
     async (request, reply) => {
       const { provider, interaction } = await details(request, reply)
       if (interaction?.prompt.name !== 'login') {
-        return html(reply, 400, expired)
+        return sendPage(reply, 400, expired)
       }
       const clientId = String(interaction.params.client_id)
       const clientName = (await provider.Client.find(clientId))?.clientName ?? clientId
@@ -101,7 +87,7 @@ export async function signInRoutes(app: HttpServer, { oauth, directory, throttle
       const password = typeof request.body?.password === 'string' ? request.body.password : ''
       const view = { uid: interaction.uid, clientName, email }
       if (!email || !password) {
-        return html(reply, 400, signInPage({ ...view, error: 'Enter your email and password.' }))
+        return sendPage(reply, 400, signInPage({ ...view, error: 'Enter your email and password.' }))
       }
 
       let attempt: Awaited<ReturnType<SignInThrottle['attempt']>>
@@ -111,11 +97,11 @@ export async function signInRoutes(app: HttpServer, { oauth, directory, throttle
         if (!(err instanceof SignInThrottled)) {
           throw err
         }
-        // The form answers in HTML, so the refusal is rendered here rather than by the JSON error handler.
+        // Rendered here with the form filled in, rather than as the error handler's plain page.
         const { minutes } = err
         request.log.warn({ email }, 'sign-in throttled')
         reply.headers(err.headers)
-        return html(
+        return sendPage(
           reply,
           429,
           signInPage({
@@ -128,9 +114,13 @@ export async function signInRoutes(app: HttpServer, { oauth, directory, throttle
       const account = await directory.authenticate(email, password)
       if (!account) {
         request.log.info({ email }, 'sign-in refused')
-        return html(reply, 401, signInPage({ ...view, error: 'The email or password is not correct.' }))
+        return sendPage(reply, 401, signInPage({ ...view, error: 'The email or password is not correct.' }))
       }
       await attempt.succeeded()
+      if (!account.emailVerified) {
+        request.log.info({ email }, 'sign-in refused: address not confirmed')
+        return sendPage(reply, 403, signInPage({ ...view, unverified: true }))
+      }
       const grantId = await grantFirstParty(provider, account.id, clientId, oauth.audience)
       return finish(request, reply, { login: { accountId: account.id }, consent: { grantId } })
     },
@@ -139,8 +129,14 @@ export async function signInRoutes(app: HttpServer, { oauth, directory, throttle
   app.post<{ Params: { uid: string } }>('/interaction/:uid/abort', open, async (request, reply) => {
     const { interaction } = await details(request, reply)
     if (!interaction) {
-      return html(reply, 400, expired)
+      return sendPage(reply, 400, expired)
     }
     return finish(request, reply, { error: 'access_denied', error_description: 'The user cancelled signing in' })
   })
+}
+
+/** Whether the relay sign-in with this interaction id is still waiting, so another page can link back to it. */
+export async function isInteractionOpen(oauth: OAuthServer, uid: string): Promise<boolean> {
+  const provider = await oauth.provider()
+  return (await provider.Interaction.find(uid)) !== undefined
 }

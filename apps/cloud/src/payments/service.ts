@@ -1,16 +1,33 @@
-import { AppError, MINUTE } from '@relay/contracts'
+import { AppError } from '@relay/contracts'
 import type { Clock } from '@relay/server-kit'
-import Stripe from 'stripe'
+import type { Kysely } from 'kysely'
+import type Stripe from 'stripe'
+import type { CloudDB } from '../db/schema.js'
 import type { UserDirectory } from '../directory/service.js'
-import type { LicenseService } from '../licenses/service.js'
-import { insertPaymentEvent } from './repo.js'
+import type { LicenseChanges, LicenseService } from '../licenses/service.js'
+import { type BillingLog, createBilling } from './billing.js'
+import type { BillingConfig } from './config.js'
+import {
+  type CompletedCheckout,
+  readCompletedCheckout,
+  readSubscription,
+  readSubscriptionEvent,
+  type SubscriptionChange,
+  verifyEvent,
+} from './events.js'
+import * as repo from './repo.js'
+import { createStripeClient, isMissing } from './stripe-client.js'
 
 export type PaymentDeps = {
+  db: Kysely<CloudDB>
   licenses: LicenseService
   directory: UserDirectory
   clock: Clock
   /** The webhook endpoint's signing secret (`whsec_…`); webhooks are refused without it. */
   webhookSecret: string | undefined
+  /** Checkout and the Customer Portal; off without it. */
+  billing: BillingConfig | undefined
+  log?: BillingLog
 }
 
 export type WebhookOutcome = {
@@ -21,24 +38,150 @@ export type WebhookOutcome = {
   warning?: string
 }
 
+/** What an event asks for, worked out before its transaction (reads, Stripe calls). */
+type Plan =
+  | { kind: 'ignore'; warning?: string }
+  | {
+      kind: 'apply'
+      userId: string
+      /** A customer to link to the user (a completed Checkout). */
+      link?: string
+      change?: SubscriptionChange
+      warning?: string
+    }
+
 const provider = 'stripe'
-/** How far ahead of our clock a signature may be dated: clock skew, as the SDK allows 5 minutes behind. */
-const futureTolerance = 5 * MINUTE
 const subscriptionEvents = new Set([
   'customer.subscription.created',
   'customer.subscription.updated',
   'customer.subscription.deleted',
 ])
 
-/** Mirrors the payment provider's subscriptions into the cloud database from its signed webhooks. */
-export function createPaymentService({ licenses, directory, clock, webhookSecret }: PaymentDeps) {
-  async function findUser(subscription: SubscriptionChange): Promise<string | undefined> {
-    const fromMetadata = subscription.metadataUserId && (await directory.find(subscription.metadataUserId))
-    return fromMetadata ? fromMetadata.id : licenses.findUserIdByCustomer(provider, subscription.customerId)
+/**
+ * A subscription's stage in Stripe's lifecycle, which only moves forward: an incomplete one becomes
+ * active or expires, and a canceled or expired one never comes back. A late event must not move it back.
+ */
+function lifecycleStage(status: string): number {
+  if (status === 'incomplete') {
+    return 0
+  }
+  return status === 'canceled' || status === 'incomplete_expired' ? 2 : 1
+}
+
+/**
+ * Mirrors Stripe subscriptions into the cloud database from its signed webhooks, links the customer
+ * of a completed Checkout to its account, and starts Checkout and Customer Portal sessions.
+ */
+export function createPaymentService({ db, licenses, directory, clock, webhookSecret, billing, log }: PaymentDeps) {
+  const stripe = billing ? createStripeClient(billing) : undefined
+
+  async function existingUser(userId: string | undefined): Promise<string | undefined> {
+    return userId ? (await directory.find(userId))?.id : undefined
+  }
+
+  async function planSubscription(event: Stripe.Event): Promise<Plan> {
+    const change = readSubscriptionEvent(event)
+    const userId =
+      (await existingUser(change.metadataUserId)) ??
+      (await repo.findCustomerOwner(db, change.customerId)) ??
+      (await licenses.findUserIdByCustomer(provider, change.customerId))
+    if (userId) {
+      return { kind: 'apply', userId, change }
+    }
+    // The account it names is gone: sending the event again cannot help.
+    if (change.metadataUserId) {
+      return { kind: 'ignore', warning: `no user ${change.metadataUserId} for customer ${change.customerId}` }
+    }
+    // An ended subscription of no known account takes nothing away (an account deleted with its customer,
+    // say); a Checkout still to come reads the subscription's state from Stripe itself.
+    if (lifecycleStage(change.status) === 2) {
+      return { kind: 'ignore' }
+    }
+    if (billing && change.priceIds.length > 0 && !change.priceIds.includes(billing.priceId)) {
+      return { kind: 'ignore', warning: `subscription ${change.subscriptionId} is not for STRIPE_PRICE_ID` }
+    }
+    // Most likely its Checkout's event is still on the way: Stripe sends this one again later.
+    throw new AppError(
+      'UNAVAILABLE',
+      `No account is linked to Stripe customer ${change.customerId} yet: the event is refused so that Stripe sends it again`,
+    )
+  }
+
+  async function planCheckout(checkout: CompletedCheckout): Promise<Plan> {
+    const userId = await existingUser(checkout.userId)
+    if (!userId) {
+      return { kind: 'ignore', warning: `no user ${checkout.userId ?? '(none)'} for Checkout ${checkout.sessionId}` }
+    }
+    const linked = { kind: 'apply', userId, link: checkout.customerId } as const
+    if (checkout.subscription) {
+      return { ...linked, change: checkout.subscription }
+    }
+    if (!stripe) {
+      const warning = `subscription ${checkout.subscriptionId} not read: STRIPE_SECRET_KEY is not set`
+      return { ...linked, warning }
+    }
+    let object: Stripe.Subscription
+    try {
+      object = await stripe.subscriptions.retrieve(checkout.subscriptionId)
+    } catch (err) {
+      if (isMissing(err)) {
+        return { ...linked, warning: `subscription ${checkout.subscriptionId} does not exist at Stripe` }
+      }
+      throw new AppError(
+        'UNAVAILABLE',
+        `Could not read subscription ${checkout.subscriptionId} from Stripe: the event is refused so that Stripe sends it again`,
+        { cause: err },
+      )
+    }
+    // Read after the event was created, so at least as recent as anything an older event carries.
+    const change = readSubscription(object, { stateAt: checkout.completedAt })
+    if (!change) {
+      throw new AppError('UNAVAILABLE', `Stripe answered subscription ${checkout.subscriptionId} with something else`)
+    }
+    return { ...linked, change }
+  }
+
+  function plan(event: Stripe.Event): Promise<Plan> | Plan {
+    if (subscriptionEvents.has(event.type)) {
+      return planSubscription(event)
+    }
+    const checkout = event.type === 'checkout.session.completed' ? readCompletedCheckout(event) : undefined
+    return checkout ? planCheckout(checkout) : { kind: 'ignore' }
+  }
+
+  /** Records a subscription's state unless the one recorded is newer; false when it was older. */
+  async function record(changes: LicenseChanges, userId: string, change: SubscriptionChange): Promise<boolean> {
+    const previous = await repo.lockSubscriptionState(changes.trx, provider, change.subscriptionId)
+    // Stripe does not promise delivery order, and sends a refused event again later: an older
+    // state must not replace a newer one.
+    if (previous) {
+      const earlier = change.stateAt && previous.provider_state_at && change.stateAt < previous.provider_state_at
+      if (earlier || lifecycleStage(change.status) < lifecycleStage(previous.status)) {
+        return false
+      }
+    }
+    await changes.upsertSubscription({
+      userId,
+      provider,
+      customerId: change.customerId,
+      subscriptionId: change.subscriptionId,
+      status: change.status,
+      currentPeriodEnd: change.currentPeriodEnd,
+    })
+    if (change.stateAt) {
+      await repo.setProviderStateAt(changes.trx, provider, change.subscriptionId, change.stateAt)
+    }
+    return true
   }
 
   return {
-    /** Verifies the signature over the exact bytes received, then applies the event once. */
+    billing: createBilling({ db, stripe, priceId: billing?.priceId, log }),
+
+    /**
+     * Verifies the signature over the exact bytes received, then applies the event once. An event
+     * that cannot be applied yet (its customer is not linked, Stripe is out of reach) is refused
+     * with 503 and not recorded, so that Stripe sends it again.
+     */
     async receiveStripeWebhook(payload: Buffer, signature: string | undefined): Promise<WebhookOutcome> {
       if (!webhookSecret) {
         throw new AppError('UNAVAILABLE', 'Stripe webhooks are not configured: STRIPE_WEBHOOK_SECRET is not set')
@@ -46,116 +189,41 @@ export function createPaymentService({ licenses, directory, clock, webhookSecret
       if (!signature) {
         throw new AppError('INVALID_REQUEST', 'Missing Stripe-Signature header')
       }
-      const event = verify(payload, signature, webhookSecret, clock.now().getTime())
+      const event = verifyEvent(payload, signature, webhookSecret, clock.now().getTime())
       const outcome = (result: WebhookOutcome['result'], warning?: string): WebhookOutcome => ({
         eventId: event.id,
         type: event.type,
         result,
         ...(warning ? { warning } : {}),
       })
-      const change = subscriptionEvents.has(event.type) ? readSubscription(event) : undefined
-      const userId = change && (await findUser(change))
-      const previous = change && (await licenses.findSubscription(provider, change.subscriptionId))
+      // A redelivery is answered before any lookup or Stripe call; the insert below still decides.
+      if (await repo.hasPaymentEvent(db, provider, event.id)) {
+        return outcome('duplicate')
+      }
+      const planned = await plan(event)
 
       return licenses.change(async (changes) => {
         // Recorded in the same transaction as the change: a redelivery finds it and changes nothing.
         const receivedAt = clock.now()
-        if (!(await insertPaymentEvent(changes.trx, { provider, eventId: event.id, type: event.type, receivedAt }))) {
+        const recordedEvent = { provider, eventId: event.id, type: event.type, receivedAt }
+        if (!(await repo.insertPaymentEvent(changes.trx, recordedEvent))) {
           return outcome('duplicate')
         }
-        if (!change) {
-          return outcome('ignored')
+        if (planned.kind === 'ignore') {
+          return outcome('ignored', planned.warning)
         }
-        if (!userId) {
-          return outcome('ignored', `no user for customer ${change.customerId}`)
+        if (planned.link) {
+          await repo.linkCustomer(changes.trx, {
+            customerId: planned.link,
+            userId: planned.userId,
+            linkedAt: receivedAt,
+          })
         }
-        // Stripe does not promise delivery order, and a canceled subscription never comes back:
-        // a late "updated" must not revive it.
-        if (previous?.status === 'canceled' && change.status !== 'canceled') {
-          return outcome('ignored', `subscription ${change.subscriptionId} is already canceled`)
-        }
-        await changes.upsertSubscription({
-          userId,
-          provider,
-          customerId: change.customerId,
-          subscriptionId: change.subscriptionId,
-          status: change.status,
-          currentPeriodEnd: change.currentPeriodEnd,
-        })
-        return outcome('applied')
+        const recorded = planned.change ? await record(changes, planned.userId, planned.change) : true
+        return outcome(recorded ? 'applied' : 'ignored', planned.warning)
       })
     },
   }
 }
 
 export type PaymentService = ReturnType<typeof createPaymentService>
-
-function verify(payload: Buffer, signature: string, secret: string, receivedAt: number): Stripe.Event {
-  let event: Stripe.Event
-  try {
-    event = Stripe.webhooks.constructEvent(payload, signature, secret, undefined, undefined, receivedAt)
-  } catch (err) {
-    // The body is parsed only after its signature matched, so a parse failure is a signed but broken body.
-    const message = err instanceof SyntaxError ? 'Malformed JSON in webhook body' : 'Invalid Stripe signature'
-    throw new AppError('INVALID_REQUEST', message, { cause: err })
-  }
-  // The SDK refuses only old signatures: one dated ahead would stay replayable until its date came.
-  if (!(signedAt(signature) <= receivedAt + futureTolerance)) {
-    throw new AppError('INVALID_REQUEST', 'Invalid Stripe signature')
-  }
-  if (!isStorable(event?.id, 255) || !isStorable(event.type, 255)) {
-    throw new AppError('INVALID_REQUEST', 'Webhook body is not an event')
-  }
-  return event
-}
-
-/** A string the database can keep: bounded, and without NUL, which PostgreSQL text cannot hold. */
-function isStorable(value: unknown, maxLength: number): value is string {
-  return typeof value === 'string' && value.length <= maxLength && !value.includes('\u0000')
-}
-
-/** The `t=` of a Stripe-Signature header in ms, read as the SDK reads it (the last one counts); NaN without one. */
-function signedAt(header: string): number {
-  let seconds = Number.NaN
-  for (const item of header.split(',')) {
-    const [name, value = ''] = item.split('=')
-    if (name === 't') {
-      seconds = Number.parseInt(value, 10)
-    }
-  }
-  return seconds * 1000
-}
-
-/** 9999-12-31T23:59:59Z in Unix seconds: no real billing period ends later, and far-off times fail to store. */
-const maxPeriodEnd = 253_402_300_799
-
-type SubscriptionChange = {
-  subscriptionId: string
-  customerId: string
-  status: string
-  metadataUserId: string | undefined
-  currentPeriodEnd: Date | null
-}
-
-function readSubscription(event: Stripe.Event): SubscriptionChange {
-  const sub = event.data?.object as Partial<Stripe.Subscription> | undefined
-  const customerId = typeof sub?.customer === 'string' ? sub.customer : sub?.customer?.id
-  if (!isStorable(sub?.id, 255) || !isStorable(customerId, 255) || !isStorable(sub.status, 32)) {
-    throw new AppError('INVALID_REQUEST', `Event ${event.id} does not carry a subscription`)
-  }
-  // Since API version 2025-03-31 the billing period lives on the subscription's items. A signed body
-  // is still only JSON: skip items and times the database cannot store rather than fail on them.
-  const items: unknown[] = Array.isArray(sub.items?.data) ? sub.items.data : []
-  const periodEnds = items
-    .map((item) => (item as Partial<Stripe.SubscriptionItem> | null)?.current_period_end)
-    .filter((end): end is number => Number.isInteger(end) && (end as number) > 0 && (end as number) <= maxPeriodEnd)
-  const userId = sub.metadata?.userId
-  return {
-    subscriptionId: sub.id,
-    customerId,
-    // A deleted subscription has ended whatever status the payload still shows.
-    status: event.type === 'customer.subscription.deleted' ? 'canceled' : sub.status,
-    metadataUserId: typeof userId === 'string' && userId !== '' ? userId : undefined,
-    currentPeriodEnd: periodEnds.length > 0 ? new Date(Math.max(...periodEnds) * 1000) : null,
-  }
-}

@@ -22,6 +22,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import { type Caller, newCaller, putUpload } from '../../test/backup-client.js'
 import { startTestCloud, type TestCloud } from '../../test/cloud-server.js'
 import { databaseKinds } from '../../test/database.js'
+import { registrationPaths } from '../registration/paths.js'
 
 const command = 'TEST_DATABASE_URL=… npx vitest run --project cloud apps/cloud/src/security/fuzz.test.ts'
 /** About 30 routes and three extra surfaces per database: well over a thousand cases per run. */
@@ -40,8 +41,12 @@ const unlimited = { capacity: 1_000_000, refillEvery: 1 }
  */
 const isSurface = (route: RouteEntry) => route.url.startsWith('/oauth') || route.url.startsWith('/s3/')
 
-/** The sign-in pages answer in HTML, errors included: a browser shows them. */
-const answersHtml = (url: string) => url.startsWith('/interaction/')
+const isSignInPage = (url: string) => url.startsWith('/interaction/')
+const isAccountPage = (url: string) => url === '/account' || url.startsWith('/account/')
+const registrationPages: string[] = Object.values(registrationPaths)
+/** The sign-in, registration and account pages answer in HTML, errors included: a browser shows them. */
+const answersHtml = (url: string) =>
+  isSignInPage(url) || isAccountPage(url) || registrationPages.includes(url.split('?')[0] ?? '')
 
 /**
  * The sign-in form posts `email` and `password`; its route declares no schema because
@@ -186,7 +191,7 @@ for (const kind of databaseKinds) {
   // The token is minted, not issued at a sign-in: it belongs to no session, so POST /auth/logout
   // (409) cannot end it and every route is fuzzed with valid input too.
   async function fuzzRoute(route: RouteEntry, name: string) {
-    const isSignIn = answersHtml(route.url)
+    const isSignIn = isSignInPage(route.url)
     if (isSignIn) {
       await startSignIn()
     } else {
@@ -254,7 +259,13 @@ for (const kind of databaseKinds) {
           stripeEvents(caller.id),
           async (event) => {
             const request = signedEvent(event)
-            expectSafeAnswer(cloud, request, await send(request))
+            const res = await send(request)
+            // A subscription of a customer no account is linked to yet is refused on purpose, so that
+            // Stripe sends it again once the checkout that links them has arrived (payments tests).
+            if (res.statusCode === 503 && isErrorBody(res) && /^No account is linked/.test(res.json().error)) {
+              return
+            }
+            expectSafeAnswer(cloud, request, res)
           },
           { numRuns: runsPerSurface, command },
         )

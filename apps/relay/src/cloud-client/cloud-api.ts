@@ -54,8 +54,6 @@ export function createCloudApi({ cloudUrl, timeoutMs = requestTimeoutMs }: { clo
       (await call<{ sessions: CloudSession[] }>(token, 'GET', '/auth/sessions')).sessions,
     deleteSession: (token: string, id: string) =>
       call<unknown>(token, 'DELETE', `/auth/sessions/${encodeURIComponent(id)}`),
-    /** Ends the grant the token belongs to, and with it every refresh token of that sign-in. */
-    logout: (token: string) => call<unknown>(token, 'POST', '/auth/logout'),
   }
 }
 

@@ -446,6 +446,33 @@ describe('relay cloud sign-in after a sign-out on a shared browser', () => {
     })
   })
 
+  it("ends the browser's cloud sign-in when the relay signs out of the cloud, and leaves it no usable token", async () => {
+    const user = await addCloudUser(cloud)
+    const relay = await startLinkedRelay(cloud)
+    const browser = createHttpBrowser()
+    await signInThroughCloud(cloud, relay.url, user.email, { browser })
+    const refreshToken = defined(storedRefreshToken(relay.dataDir))
+    const accessToken = defined(await relay.app.services.cloud.tokens.getAccessToken()).token
+
+    const disconnect = await browser.request(`${relay.url}/api/unified-auth/cloud/logout`, {
+      method: 'POST',
+      headers: { origin: relay.url },
+    })
+    expect(disconnect.status).toBe(200)
+    expect(storedRefreshToken(relay.dataDir)).toBeUndefined()
+    expect(await relay.app.services.cloud.tokens.getAccessToken()).toBeNull()
+    await expect(relay.app.services.cloud.oauth.refresh(refreshToken)).rejects.toMatchObject({ error: 'invalid_grant' })
+    // The cloud's UserInfo endpoint checks the session of the token: it has ended.
+    const me = await fetch(`${cloud.url}/oauth/me`, { headers: { authorization: `Bearer ${accessToken}` } })
+    expect(me.status).toBe(401)
+
+    // Even a request without `prompt=login` now meets the password form: the browser's cloud sign-in is over.
+    const again = await startCloudSignIn(browser, relay.url)
+    const withoutPrompt = new URL(again.authorizationUrl)
+    withoutPrompt.searchParams.delete('prompt')
+    await expectPasswordForm(await browser.follow(withoutPrompt, (next) => next.origin === cloud.url))
+  })
+
   it('shows the cloud password form after a disconnect, so another cloud account can be connected', async () => {
     const ada = await addCloudUser(cloud)
     const grace = await addCloudUser(cloud, { name: 'Grace' })

@@ -117,6 +117,7 @@ export function createCloudConnection(deps: CloudConnectionDeps) {
       email: info?.email ?? null,
       name: info?.name ?? null,
       connectedAt: session.createdAt,
+      accountUrl: `${cloudUrl}/account`,
     }
   }
 
@@ -180,10 +181,14 @@ export function createCloudConnection(deps: CloudConnectionDeps) {
       return { userId: issued.userId, userInfo }
     },
 
-    /** Ends the cloud session: local credentials are forgotten first, so an unreachable cloud cannot keep them. */
+    /**
+     * Ends the cloud session: local credentials are forgotten first, so an unreachable cloud cannot keep
+     * them. Then the refresh token is revoked (RFC 7009): the cloud ends the grant with every token issued
+     * under it, and the browser sign-in that made it. The relay is a back-end client, so revocation is
+     * its sign-out; the end-session endpoint is for a browser that is at the cloud.
+     */
     async disconnect(): Promise<{ userId: string } | null> {
       const session = await store.current()
-      const held = await tokens.getAccessToken().catch(() => null)
       tokens.clear()
       await store.remove()
       if (!session) {
@@ -191,9 +196,6 @@ export function createCloudConnection(deps: CloudConnectionDeps) {
       }
       invalidate(session.userId)
       try {
-        if (held) {
-          await api.logout(held.token)
-        }
         await oauth.revoke(session.refreshToken)
       } catch (err) {
         log.warn({ reason: describeCloudError(err) }, 'cloud session forgotten locally, but not revoked at the cloud')

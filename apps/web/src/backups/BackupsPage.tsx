@@ -174,6 +174,11 @@ function ProGate({ problem }: { problem: ReactNode }) {
         </ul>
         <p>Get Pro for your account on Relay Cloud. This page unlocks as soon as the cloud reports the license.</p>
         <div className={common.actions}>
+          {cloud && (
+            <a href={cloud.accountUrl} target="_blank" rel="noreferrer" className={styles.linkButton}>
+              Get Pro on Relay Cloud
+            </a>
+          )}
           <button
             type="button"
             className={styles.secondary}

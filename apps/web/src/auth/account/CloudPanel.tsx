@@ -149,6 +149,11 @@ function CloudFacts({ cloud, hasValidLicense }: { cloud: CloudConnection; hasVal
       <Fact label="Connected">
         <RelativeTime value={cloud.connectedAt} />
       </Fact>
+      <Fact label="On Relay Cloud">
+        <a href={cloud.accountUrl} target="_blank" rel="noreferrer" data-testid="cloud-account-page">
+          Manage your account and Pro license
+        </a>
+      </Fact>
     </>
   )
 }
