@@ -131,11 +131,10 @@ export function createAccountPageService(deps: AccountPageDeps) {
     },
 
     async overview(user: PageAccount, currentSessionId: string): Promise<AccountOverview> {
-      const now = clock.now()
       const [license, subscription, relaySessions, sessions, status, completed] = await Promise.all([
         licenses.check(user.id),
         repo.findActiveSubscription(db, user.id),
-        account.listSessions({ id: user.id, type: 'user', sessionId: undefined, expiresAt: now }),
+        account.listSessions({ id: user.id, sessionId: undefined }),
         browserSessions.list(user.id, currentSessionId),
         backups.status(user.id),
         repo.listCompletedBackups(db, user.id),

@@ -62,6 +62,7 @@ describe.each(databaseKinds)('access-token guard on %s', (kind) => {
       aud: app.services.tokens.audience,
       sub: userId,
       type: 'user',
+      scope: 'openid offline_access backups',
       iat: now,
       exp: now + 900,
       ...claims,
@@ -157,6 +158,21 @@ describe.each(databaseKinds)('access-token guard on %s', (kind) => {
     }
     // The baseline built the same way passes, so each refusal above is the one changed claim.
     expect((await call(`Bearer ${await signWith({})}`)).statusCode).toBe(200)
+  })
+
+  it('answers a token not issued for the API scope with 403 and says which scope it needs', async () => {
+    for (const scope of [undefined, 'openid', 'openid email profile', 'backupsx', 42]) {
+      const res = await call(`Bearer ${await signWith({ scope })}`)
+      expect(res.statusCode, String(scope)).toBe(403)
+      expect(res.json()).toEqual({
+        success: false,
+        code: 'FORBIDDEN',
+        error: 'This access token was not issued for the backups scope',
+      })
+      expect(res.headers['www-authenticate']).toBe(
+        'Bearer realm="relay-cloud", error="insufficient_scope", scope="backups"',
+      )
+    }
   })
 
   it('answers a device token with 403 on a user-only route', async () => {

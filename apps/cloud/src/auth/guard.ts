@@ -1,6 +1,6 @@
 import { AppError, deviceTokenForbiddenMessage } from '@relay/contracts'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Principal, TokenVerifier } from './tokens.js'
+import { apiScope, type Principal, type TokenVerifier } from './tokens.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -33,6 +33,11 @@ export function guardRoutes(app: FastifyInstance, verify: TokenVerifier): void {
     request.principal = await bearerPrincipal(request, reply, verify)
     if (request.principal.type === 'device' && config.deviceTokens !== true) {
       throw new AppError('DEVICE_TOKEN_FORBIDDEN', deviceTokenForbiddenMessage)
+    }
+    // A token a client asked for with fewer scopes (only `openid`, for UserInfo) does not open the API.
+    if (!request.principal.scopes.has(apiScope)) {
+      reply.header('www-authenticate', `Bearer realm="relay-cloud", error="insufficient_scope", scope="${apiScope}"`)
+      throw new AppError('FORBIDDEN', `This access token was not issued for the ${apiScope} scope`)
     }
   })
 }

@@ -42,7 +42,7 @@ export function createAccountService({ db, directory, checkLicense, clock }: Acc
     },
 
     /** The user's live sessions, newest first; the one the calling token belongs to is marked. */
-    async listSessions(principal: Principal): Promise<CloudSession[]> {
+    async listSessions(principal: Pick<Principal, 'id' | 'sessionId'>): Promise<CloudSession[]> {
       const rows = await listGrants(db, principal.id, clock.now())
       const current = principal.sessionId === undefined ? undefined : sessionIdOf(principal.sessionId)
       const sessions = rows.map((row) => ({

@@ -5,6 +5,9 @@ import { importJWK, errors as joseErrors, jwtVerify, SignJWT } from 'jose'
 import type { KeyRing } from '../oauth/keys.js'
 import { signingAlgorithm } from '../oauth/keys.js'
 
+/** The scope on the cloud API that relays and devices are granted; a token without it does not open the API. */
+export const apiScope = 'backups'
+
 /** Who called: from a verified access token. */
 export type Principal = {
   /** The user id for user tokens, the device client id for device tokens. */
@@ -12,6 +15,8 @@ export type Principal = {
   type: TokenType
   /** The session (grant) a user token belongs to; absent for device and minted tokens. */
   sessionId: string | undefined
+  /** What the token was issued for (its `scope` claim). */
+  scopes: ReadonlySet<string>
   expiresAt: Date
 }
 
@@ -59,7 +64,7 @@ export function createTokenVerifier(
       }
       throw err
     }
-    const { type, sub, exp, sid } = payload
+    const { type, sub, exp, sid, scope } = payload
     if (!tokenTypes.includes(type as TokenType)) {
       throw new AppError('UNAUTHORIZED', 'Access token has no valid type claim')
     }
@@ -67,6 +72,7 @@ export function createTokenVerifier(
       id: String(sub),
       type: type as TokenType,
       sessionId: typeof sid === 'string' ? sid : undefined,
+      scopes: new Set(typeof scope === 'string' ? scope.split(' ') : []),
       expiresAt: new Date(Number(exp) * 1000),
     }
     if (cacheSize > 0) {
@@ -109,7 +115,7 @@ export async function mintAccessToken(
     throw new Error('no signing key')
   }
   const now = Math.floor(clock.now().getTime() / 1000)
-  const token = await new SignJWT({ type, scope: 'backups', client_id: 'cloud-cli' })
+  const token = await new SignJWT({ type, scope: apiScope, client_id: 'cloud-cli' })
     .setProtectedHeader({ alg: signingAlgorithm, kid: active.kid, typ: 'at+jwt' })
     .setIssuer(issuer)
     .setAudience(audience)

@@ -249,7 +249,7 @@ describe.each(databaseKinds)('OAuth storage, credentials hashed at rest, on %s',
         checkLicense: licenses.check,
         clock,
       })
-      const principal = { id: account, type: 'user' as const, sessionId: undefined, expiresAt: new Date() }
+      const principal = { id: account, sessionId: undefined }
       const sessions = await accounts.listSessions(principal)
       expect(sessions.map((session) => session.id)).toEqual([sessionIdOf(grantId)])
       await accounts.revokeSession(account, sessionIdOf(grantId))

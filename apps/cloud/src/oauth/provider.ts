@@ -1,7 +1,7 @@
 import { authTimings, relayClientId } from '@relay/contracts'
 import type { Kysely } from 'kysely'
 import Provider, { type Client, type ClientMetadata, errors, type KoaContextWithOIDC } from 'oidc-provider'
-import type { TokenVerifier } from '../auth/tokens.js'
+import { apiScope, type TokenVerifier } from '../auth/tokens.js'
 import type { CloudDB } from '../db/schema.js'
 import type { IdentityDirectory } from '../directory/directory.js'
 import { messagePage } from '../pages/layout.js'
@@ -13,8 +13,6 @@ import { accountClaims, scopeClaims, userinfoEndpoint, userinfoPath } from './us
 
 /** Where the authorization server lives under the cloud's address; the issuer ends with it. */
 export const oauthPrefix = '/oauth'
-/** The scope on the cloud API that relays and devices are granted. */
-export const apiScope = 'backups'
 /** The OpenID scopes a user's sign-in grants, beside the API scope. */
 const openidScopes = ['openid', 'offline_access', ...Object.keys(scopeClaims).filter((scope) => scope !== 'openid')]
 /**

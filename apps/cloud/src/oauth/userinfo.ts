@@ -1,5 +1,4 @@
 import { AppError } from '@relay/contracts'
-import { decodeJwt } from 'jose'
 import type Provider from 'oidc-provider'
 import type { TokenVerifier } from '../auth/tokens.js'
 import type { Account, IdentityDirectory } from '../directory/directory.js'
@@ -70,7 +69,7 @@ export function userinfoEndpoint({ issuer, verify, directory, provider }: Userin
       throw err
     }
     // The signature is verified: its claims can be read as they are.
-    const scopes = new Set(String(decodeJwt(token).scope ?? '').split(' '))
+    const { scopes } = principal
     if (principal.type !== 'user' || !scopes.has('openid')) {
       return refuse(
         403,
