@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import Stripe from 'stripe'
 
 /** One API call as the stand-in received it. */
 export type StandInRequest = {
@@ -343,4 +344,26 @@ function send(response: ServerResponse, status: number, body: unknown) {
   // Errors are final: the SDK would otherwise retry a 500 after a pause.
   response.writeHead(status, { 'content-type': 'application/json', 'stripe-should-retry': 'false' })
   response.end(JSON.stringify(body))
+}
+
+/**
+ * Stripe telling the cloud at `cloudUrl` that a Checkout was paid, as its webhook does: the event,
+ * signed with the webhook secret by the SDK's own helper. Answers the cloud's response.
+ */
+export function deliverCheckoutCompleted(cloudUrl: string, webhookSecret: string, session: CheckoutSession) {
+  const payload = JSON.stringify({
+    id: `evt_${randomBytes(12).toString('hex')}`,
+    object: 'event',
+    type: 'checkout.session.completed',
+    created: Math.floor(Date.now() / 1000),
+    data: { object: session },
+  })
+  return fetch(`${cloudUrl}/webhooks/stripe`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: webhookSecret }),
+    },
+    body: payload,
+  })
 }

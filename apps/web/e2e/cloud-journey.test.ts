@@ -1,14 +1,17 @@
-import { randomUUID } from 'node:crypto'
 import { readdirSync } from 'node:fs'
 import path from 'node:path'
 import { chromiumProblem, defined, launchChromium, requirement } from '@relay/testkit'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import Stripe from 'stripe'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { embeddedObjectsDir } from '../../cloud/src/storage/create-object-store.js'
 import { startTestCloud, type TestCloud } from '../../cloud/test/cloud-server.js'
 import { linkIn, type MailInbox, startMailInbox } from '../../cloud/test/mail-inbox.js'
-import { type CheckoutSession, type StripeStandIn, startStripeStandIn } from '../../cloud/test/stripe-stand-in.js'
+import {
+  type CheckoutSession,
+  deliverCheckoutCompleted,
+  type StripeStandIn,
+  startStripeStandIn,
+} from '../../cloud/test/stripe-stand-in.js'
 import { backOnBackups, relayBackups } from './backups-page'
 import { password } from './cloud-sign-in'
 import { type RelayUnderTest, startRelay } from './relay-under-test'
@@ -65,22 +68,8 @@ describe.skipIf(!chromium.available)('Relay Cloud from sign-up to account deleti
   })
 
   /** Stripe tells the cloud that the Checkout was paid: the event, signed with the webhook secret. */
-  async function deliverCheckoutCompleted(session: CheckoutSession) {
-    const payload = JSON.stringify({
-      id: `evt_${randomUUID().replaceAll('-', '')}`,
-      object: 'event',
-      type: 'checkout.session.completed',
-      created: Math.floor(Date.now() / 1000),
-      data: { object: session },
-    })
-    const response = await fetch(`${cloud.url}/webhooks/stripe`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: stripeKeys.webhookSecret }),
-      },
-      body: payload,
-    })
+  async function deliverPaidCheckout(session: CheckoutSession) {
+    const response = await deliverCheckoutCompleted(cloud.url, stripeKeys.webhookSecret, session)
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual({ received: true })
   }
@@ -158,7 +147,7 @@ describe.skipIf(!chromium.available)('Relay Cloud from sign-up to account deleti
     })
     // The customer pays; Stripe reports it to the cloud and sends the browser back to the success URL.
     const paid = stripe.complete(sessionId, { periodEnd })
-    await deliverCheckoutCompleted(paid)
+    await deliverPaidCheckout(paid)
     await accountPage.goto(paid.success_url)
     await accountPage.waitForURL(`${cloud.url}/account?done=upgraded`)
     expect(await notice(accountPage).textContent()).toContain('Thank you.')

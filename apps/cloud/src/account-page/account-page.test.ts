@@ -5,13 +5,17 @@ import { HOUR, MINUTE, relayClientId, type UploadGrant } from '@relay/contracts'
 import { routeTable } from '@relay/server-kit'
 import { createHttpBrowser, createTestClock, defined, type HttpBrowser } from '@relay/testkit'
 import { sql } from 'kysely'
-import Stripe from 'stripe'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { callAs, putUpload } from '../../test/backup-client.js'
 import { startTestCloud, type TestCloud } from '../../test/cloud-server.js'
 import { databaseKinds } from '../../test/database.js'
 import { linkIn, type MailInbox, startMailInbox } from '../../test/mail-inbox.js'
-import { type CheckoutSession, type StripeStandIn, startStripeStandIn } from '../../test/stripe-stand-in.js'
+import {
+  type CheckoutSession,
+  deliverCheckoutCompleted,
+  type StripeStandIn,
+  startStripeStandIn,
+} from '../../test/stripe-stand-in.js'
 import { sessionIdOf } from '../auth/service.js'
 import { mintAccessToken } from '../auth/tokens.js'
 import { grantFirstParty } from '../oauth/provider.js'
@@ -625,22 +629,7 @@ describe.each(databaseKinds)('account page with Stripe billing on %s', (kind) =>
 
   /** Stripe tells the cloud that the Checkout was paid, as its webhook does. */
   async function deliverCompleted(session: CheckoutSession) {
-    const payload = JSON.stringify({
-      id: `evt_${randomBytes(12).toString('hex')}`,
-      object: 'event',
-      type: 'checkout.session.completed',
-      created: Math.floor(Date.now() / 1000),
-      data: { object: session },
-    })
-    const answer = await fetch(`${cloud.url}/webhooks/stripe`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: webhookSecret }),
-      },
-      body: payload,
-    })
-    expect(answer.status).toBe(200)
+    expect((await deliverCheckoutCompleted(cloud.url, webhookSecret, session)).status).toBe(200)
   }
 
   it('upgrades through Checkout, manages the subscription in the portal, and ends it with the account', async () => {
