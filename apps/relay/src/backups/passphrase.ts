@@ -37,6 +37,23 @@ export function createBackupPassphrase({ db, clock, secretKey, log }: BackupPass
     return isStoredPassphrase(value) ? value : undefined
   }
 
+  /** The passphrase and when it was set, read together: a backup follows the one in force when it began. */
+  async function inForce(): Promise<{ passphrase: string | undefined; setAt: string | null }> {
+    const value = await stored()
+    if (!value) {
+      return { passphrase: undefined, setAt: null }
+    }
+    try {
+      return { passphrase: open(secretKey, value.sealed), setAt: value.setAt }
+    } catch (err) {
+      throw new AppError(
+        'CONFLICT',
+        "The backup passphrase stored on this relay cannot be read with the relay's key; set it again",
+        { cause: err },
+      )
+    }
+  }
+
   const statusOf = (value: StoredPassphrase | undefined): BackupEncryptionStatus => ({
     success: true,
     enabled: value !== undefined,
@@ -61,20 +78,10 @@ export function createBackupPassphrase({ db, clock, secretKey, log }: BackupPass
 
     /** The passphrase in plaintext, or undefined when none is set. */
     async get(): Promise<string | undefined> {
-      const value = await stored()
-      if (!value) {
-        return undefined
-      }
-      try {
-        return open(secretKey, value.sealed)
-      } catch (err) {
-        throw new AppError(
-          'CONFLICT',
-          "The backup passphrase stored on this relay cannot be read with the relay's key; set it again",
-          { cause: err },
-        )
-      }
+      return (await inForce()).passphrase
     },
+
+    inForce,
 
     /**
      * The passphrase as it is now, for a restore to keep: it belongs to this relay, not to a backup, so

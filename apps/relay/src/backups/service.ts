@@ -130,8 +130,7 @@ export function createBackupService(deps: BackupServiceDeps) {
       operations.stage(operation, 'snapshot')
       await unfinished.begin(operation)
       // Read before the snapshot: the whole backup follows the passphrase in force when it began.
-      const passphrase = await deps.passphrase.get()
-      const { setAt: passphraseSetAt } = await deps.passphrase.status()
+      const { passphrase, setAt: passphraseSetAt } = await deps.passphrase.inForce()
       const packed = await packBackupArchive({
         databaseFile: database.file,
         dataDir,
