@@ -202,7 +202,7 @@ describe.skipIf(!chromium.available)('Relay Cloud from sign-up to account deleti
     await relayPage.reload()
     const connectAgain = relayPage.getByTestId('backups-not-connected')
     await connectAgain.getByRole('heading', { name: 'Connect the relay to Relay Cloud' }).waitFor()
-    expect(await connectAgain.textContent()).toContain('It is not connected to a cloud account yet.')
+    expect(await connectAgain.textContent()).toContain('It is not connected to a cloud account.')
     expect(await connectAgain.getByRole('button', { name: 'Connect to cloud' }).count()).toBe(1)
     expect(await relayPage.getByRole('button', { name: 'Back up now' }).count()).toBe(0)
     expect(await relay.authStatus()).toMatchObject({ backendAuthenticated: false, cloud: null })

@@ -123,7 +123,7 @@ function NotConnectedPanel() {
         Backups are stored in your Relay Cloud account, and this relay sends them there itself.{' '}
         {hasProblem
           ? 'It was connected, but the cloud no longer accepts its sign-in.'
-          : 'It is not connected to a cloud account yet.'}
+          : 'It is not connected to a cloud account.'}
       </p>
       {hasProblem && auth?.cloudError && <p className={styles.bad}>{auth.cloudError}</p>}
       <p>You sign in on Relay Cloud's own page and come back here.</p>
