@@ -1,5 +1,5 @@
 import { MB, relayClientId } from '@relay/contracts'
-import { escapeHtml, styles } from '../pages/layout.js'
+import { credentialFields, escapeHtml, page } from '../pages/layout.js'
 import type { AccountOverview } from './service.js'
 
 /** The account page's additions to the shared look: a wider card with sections, lists and inline buttons. */
@@ -26,12 +26,9 @@ button.danger{border-color:var(--danger);color:var(--danger)}
 code{overflow-wrap:anywhere}
 `
 
-/** An account page: the shared look, and a same-origin referrer so that forms carry their Origin. */
+/** An account page: the shared look with the account page's additions. */
 export function accountLayout(title: string, body: string, { wide = false } = {}): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="same-origin"><title>${escapeHtml(title)} · Relay Cloud</title><style>${styles}${accountStyles}</style></head>
-<body><main${wide ? ' class="wide"' : ''}>${body}</main></body></html>`
+  return page(title, body, { extraStyles: accountStyles, wide })
 }
 
 export function accountMessagePage(title: string, message: string, link?: { href: string; text: string }): string {
@@ -51,10 +48,7 @@ export function accountSignInPage({ email = '', error, links }: SignInView): str
 <p>See your license, your relays and your backups, and change your details.</p>
 ${alert(error)}
 <form method="post" action="/account/sign-in">
-<label for="email">Email</label>
-<input id="email" name="email" type="email" required maxlength="255" autocomplete="username" value="${escapeHtml(email)}" ${email ? '' : 'autofocus'}>
-<label for="password">Password</label>
-<input id="password" name="password" type="password" required maxlength="256" autocomplete="current-password" ${email ? 'autofocus' : ''}>
+${credentialFields(email)}
 <div class="actions"><button class="primary" type="submit">Sign in</button></div>
 </form>
 <div class="links"><a href="${escapeHtml(links.forgotPassword)}">Forgot your password?</a><a href="${escapeHtml(links.signUp)}">Create an account</a></div>`,

@@ -1,10 +1,7 @@
-/** The cloud's few server-rendered pages: sign-in and OAuth errors. No scripts, every value escaped. */
+/** The authorization server's sign-in page for relays. No scripts, every value escaped. */
 
-import { escapeHtml, messagePage, page, styles } from '../pages/layout.js'
+import { credentialFields, escapeHtml, page } from '../pages/layout.js'
 import { registrationPaths, withReturn } from '../registration/paths.js'
-
-// Other features' pages import these from here too.
-export { escapeHtml, messagePage, page, styles }
 
 export type SignInView = {
   uid: string
@@ -31,14 +28,6 @@ ${credentialFields(email)}
 <div class="links"><a href="${escapeHtml(withReturn(registrationPaths.signUp, uid))}">Create an account</a>
 <a href="${escapeHtml(withReturn(registrationPaths.forgotPassword, uid))}">Forgot your password?</a></div>`,
   )
-}
-
-/** The email and password fields of a sign-in form; the first empty one has the focus. */
-export function credentialFields(email: string): string {
-  return `<label for="email">Email</label>
-<input id="email" name="email" type="email" required maxlength="255" autocomplete="username" value="${escapeHtml(email)}" ${email ? '' : 'autofocus'}>
-<label for="password">Password</label>
-<input id="password" name="password" type="password" required maxlength="256" autocomplete="current-password" ${email ? 'autofocus' : ''}>`
 }
 
 function unverifiedNotice(uid: string, email: string): string {

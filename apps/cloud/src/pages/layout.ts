@@ -28,12 +28,23 @@ a{color:var(--link);text-underline-offset:2px}
 .links{display:flex;flex-wrap:wrap;justify-content:space-between;gap:.5rem 1rem;margin-top:1.25rem;font-size:.95rem}
 `
 
-/** A whole page: `body` is trusted markup, built by the caller with every value escaped. */
-export function page(title: string, body: string): string {
+/**
+ * A whole page: `body` is trusted markup, built by the caller with every value escaped. A page of its
+ * own kind adds `extraStyles` to the shared look, and a `wide` card for longer content.
+ */
+export function page(title: string, body: string, { extraStyles = '', wide = false } = {}): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="same-origin"><title>${escapeHtml(title)} · Relay Cloud</title><style>${styles}</style></head>
-<body><main>${body}</main></body></html>`
+<meta name="referrer" content="same-origin"><title>${escapeHtml(title)} · Relay Cloud</title><style>${styles}${extraStyles}</style></head>
+<body><main${wide ? ' class="wide"' : ''}>${body}</main></body></html>`
+}
+
+/** The email and password fields of a sign-in form; the first empty one has the focus. */
+export function credentialFields(email: string): string {
+  return `<label for="email">Email</label>
+<input id="email" name="email" type="email" required maxlength="255" autocomplete="username" value="${escapeHtml(email)}" ${email ? '' : 'autofocus'}>
+<label for="password">Password</label>
+<input id="password" name="password" type="password" required maxlength="256" autocomplete="current-password" ${email ? 'autofocus' : ''}>`
 }
 
 /** A page with a heading and one paragraph, for outcomes and refusals. */
