@@ -1,5 +1,6 @@
-import { randomUUID } from 'node:crypto'
-import type { TokenType } from '@relay/contracts'
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import type { TokenType, UploadGrant } from '@relay/contracts'
+import { expect } from 'vitest'
 import { mintAccessToken } from '../src/auth/tokens.js'
 import type { TestCloud } from './cloud-server.js'
 
@@ -41,6 +42,43 @@ export function callAs(base: string, token: string, method: string, url: string,
 }
 
 /** The upload a relay makes: the exact bytes, with the headers of the grant. */
-export function putUpload(grant: { uploadUrl: string; uploadHeaders: Record<string, string> }, body: Uint8Array) {
+export function putUpload(
+  grant: { uploadUrl: string; uploadHeaders: Record<string, string> },
+  body: Uint8Array<ArrayBuffer>,
+) {
   return fetch(grant.uploadUrl, { method: 'PUT', headers: grant.uploadHeaders, body })
+}
+
+/**
+ * One completed backup of `userId`, made through the backup API as a relay makes it: request the
+ * upload, PUT the bytes, confirm. Returns its id, its key in the object store and the bytes.
+ */
+export async function uploadCompletedBackup(
+  cloud: TestCloud,
+  userId: string,
+  backendId: string,
+  { size = 3000, filename = `${backendId}-backup.zip` } = {},
+) {
+  const { token } = await mintAccessToken(cloud.app.services.tokens, {
+    subject: userId,
+    type: 'user',
+    lifetimeSeconds: 3600,
+  })
+  const file = randomBytes(size)
+  const requested = await callAs(cloud.url, token, 'POST', '/cloud-backups/request-upload', {
+    filename,
+    backendId,
+    uncompressedSize: file.length,
+    compressedSize: file.length,
+    sha256: createHash('sha256').update(file).digest('hex'),
+  })
+  expect(requested.status).toBe(200)
+  const grant = (await requested.json()) as UploadGrant
+  expect((await putUpload(grant, file)).status).toBe(200)
+  const done = await callAs(cloud.url, token, 'POST', '/cloud-backups/complete-upload', {
+    backupId: grant.backupId,
+    actualCompressedSize: file.length,
+  })
+  expect(done.status).toBe(200)
+  return { id: grant.backupId, key: grant.s3Key, file }
 }

@@ -1,10 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto'
-import { relayClientId, type UploadGrant } from '@relay/contracts'
+import { relayClientId } from '@relay/contracts'
 import { checkPageEverywhere, chromiumProblem, launchChromium, requirement } from '@relay/testkit'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mintAccessToken } from '../../cloud/src/auth/tokens.js'
 import { grantFirstParty } from '../../cloud/src/oauth/provider.js'
+import { uploadCompletedBackup } from '../../cloud/test/backup-client.js'
 import { startTestCloud, type TestCloud } from '../../cloud/test/cloud-server.js'
 import { password } from './cloud-sign-in'
 
@@ -18,38 +17,15 @@ describe.skipIf(!chromium.available)("the cloud's account page in Chromium", () 
   let userId: string
   const email = 'account-page@example.com'
 
-  /** A completed backup of the person's, so that usage and downloads are on the page. */
-  async function backUp(backendId: string) {
-    const { token } = await mintAccessToken(cloud.app.services.tokens, { subject: userId, type: 'user' })
-    const call = (url: string, body: object) =>
-      fetch(`${cloud.url}${url}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      })
-    const file = randomBytes(2048)
-    const requested = await call('/cloud-backups/request-upload', {
-      filename: 'relay-backup-20260510T080000Z.zip',
-      backendId,
-      uncompressedSize: file.length,
-      compressedSize: file.length,
-      sha256: createHash('sha256').update(file).digest('hex'),
-    })
-    const grant = (await requested.json()) as UploadGrant
-    const put = await fetch(grant.uploadUrl, { method: 'PUT', headers: grant.uploadHeaders, body: new Blob([file]) })
-    expect(put.status).toBe(200)
-    const done = await call('/cloud-backups/complete-upload', {
-      backupId: grant.backupId,
-      actualCompressedSize: file.length,
-    })
-    expect(done.status).toBe(200)
-  }
-
   beforeAll(async () => {
     cloud = await startTestCloud('pglite', { env: { LOG_LEVEL: 'warn' } })
     userId = await cloud.addUser(email, password, 'Ada Lovelace')
     await cloud.app.services.licenses.setGifted(userId, true)
-    await backUp('relay-in-the-office')
+    // A completed backup of the person's, so that usage and downloads are on the page.
+    await uploadCompletedBackup(cloud, userId, 'relay-in-the-office', {
+      size: 2048,
+      filename: 'relay-backup-20260510T080000Z.zip',
+    })
     const provider = await cloud.app.oauth.provider()
     await grantFirstParty(provider, userId, relayClientId, cloud.app.oauth.audience)
     browser = await launchChromium()

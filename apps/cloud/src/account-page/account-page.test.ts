@@ -1,12 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
-import { HOUR, MINUTE, relayClientId, type UploadGrant } from '@relay/contracts'
+import { HOUR, MINUTE, relayClientId } from '@relay/contracts'
 import { routeTable } from '@relay/server-kit'
 import { createHttpBrowser, createTestClock, defined, type HttpBrowser } from '@relay/testkit'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { callAs, putUpload } from '../../test/backup-client.js'
+import { uploadCompletedBackup } from '../../test/backup-client.js'
 import { startTestCloud, type TestCloud } from '../../test/cloud-server.js'
 import { databaseKinds } from '../../test/database.js'
 import { linkIn, type MailInbox, startMailInbox } from '../../test/mail-inbox.js'
@@ -17,7 +16,6 @@ import {
   startStripeStandIn,
 } from '../../test/stripe-stand-in.js'
 import { sessionIdOf } from '../auth/service.js'
-import { mintAccessToken } from '../auth/tokens.js'
 import { grantFirstParty } from '../oauth/provider.js'
 import { sessionIdOfToken } from './sessions.js'
 
@@ -115,30 +113,7 @@ describe.each(databaseKinds)('account page on %s', (kind) => {
   }
 
   /** Uploads and confirms one backup for `userId` through the backup API, as a relay does. */
-  async function backUp(userId: string, backendId: string) {
-    const { token } = await mintAccessToken(cloud.app.services.tokens, {
-      subject: userId,
-      type: 'user',
-      lifetimeSeconds: 3600,
-    })
-    const file = randomBytes(3000)
-    const requested = await callAs(cloud.url, token, 'POST', '/cloud-backups/request-upload', {
-      filename: `${backendId}-backup.zip`,
-      backendId,
-      uncompressedSize: file.length,
-      compressedSize: file.length,
-      sha256: createHash('sha256').update(file).digest('hex'),
-    })
-    expect(requested.status).toBe(200)
-    const grant = (await requested.json()) as UploadGrant
-    expect((await putUpload(grant, file)).status).toBe(200)
-    const done = await callAs(cloud.url, token, 'POST', '/cloud-backups/complete-upload', {
-      backupId: grant.backupId,
-      actualCompressedSize: file.length,
-    })
-    expect(done.status).toBe(200)
-    return { id: grant.backupId, key: grant.s3Key, file }
-  }
+  const backUp = (userId: string, backendId: string) => uploadCompletedBackup(cloud, userId, backendId)
 
   /** Every stored object's key, read from the embedded store's folder (each file has a sidecar naming its key). */
   function storedKeys(): string[] {

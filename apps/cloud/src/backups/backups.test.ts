@@ -37,7 +37,7 @@ describe.each(databaseKinds)('cloud backups on %s', (kind) => {
   }
 
   /** Requests, uploads and confirms one backup; returns the grant and the confirmed record. */
-  async function backUp(user: Caller, backendId: string, body: Uint8Array = file) {
+  async function backUp(user: Caller, backendId: string, body: Uint8Array<ArrayBuffer> = file) {
     const grant = await json(
       await user.call('POST', '/cloud-backups/request-upload', {
         ...uploadBody(backendId),
