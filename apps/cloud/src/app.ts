@@ -26,7 +26,6 @@ import { createOAuthServer } from './oauth/server.js'
 import { isInteractionOpen, signInLimits } from './oauth/sign-in.js'
 import { paymentRoutes } from './payments/routes.js'
 import { limitPerUser, type RateLimitPolicyName } from './rate-limit/hook.js'
-import { createRateLimiter } from './rate-limit/limiter.js'
 import { closeRedis, connectRedis, type Redis } from './redis.js'
 import { registrationRoutes } from './registration/routes.js'
 import { createCloudServices } from './services.js'
@@ -85,7 +84,7 @@ export async function createApp(config: CloudConfig, overrides: CloudOverrides =
       )
     }
   }
-  const limiter = createRateLimiter({ clock, redis, prefix: 'relay-cloud:rate:', log: app.log })
+  const { limiter } = services
   // At the root and before any plugin, so that every route registered below, in any scope, is behind
   // them: a route is private unless its definition says otherwise. The limiter keys by the guard's principal.
   guardRoutes(app, createTokenVerifier(tokens))

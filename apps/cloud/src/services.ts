@@ -51,6 +51,8 @@ export function createCloudServices({ config, database, clock = systemClock, red
     listen: database.listen,
   })
   const account = createAccountService({ db, directory, checkLicense: licenses.check, clock })
+  /** Token buckets shared by every instance through Redis when there is one (sign-in, mail, per-user API limits). */
+  const limiter = createRateLimiter({ clock, redis, prefix: 'relay-cloud:rate:', log })
   const browserSessions = createBrowserSessions({ db, clock })
   /** A password reset ends every way into the account: relays' grants, cloud sign-ins, account-page browsers. */
   const signOutEverywhere = async (accountId: string) =>
@@ -63,7 +65,7 @@ export function createCloudServices({ config, database, clock = systemClock, red
     clock,
     publicUrl: config.publicUrl,
     revokeAllSessions: signOutEverywhere,
-    limiter: createRateLimiter({ clock, redis, prefix: 'relay-cloud:rate:', log }),
+    limiter,
     log: log ?? quietLog,
   })
   const payments = createPaymentService({
@@ -94,6 +96,7 @@ export function createCloudServices({ config, database, clock = systemClock, red
     tokens,
     account,
     browserSessions,
+    limiter,
     mailer,
     registration,
     licenses,
